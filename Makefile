@@ -1,0 +1,88 @@
+# whereami: build, test and experiment. Plain GNU make; run `make help` for the targets.
+# The library build/libwhereami.a holds tensor/ autograd/ nn/ positional/ tasks/; programs link it.
+
+CXX      ?= g++
+SANITIZE ?=
+TAGS     ?=
+
+BLAS_INCLUDE := /usr/include/x86_64-linux-gnu/openblas-openmp
+BLAS_LIB     := /usr/lib/x86_64-linux-gnu/openblas-openmp
+CATCH_HEADER := /usr/include/catch2/catch.hpp
+
+# A sanitizer build lives in its own folder so it never mixes objects with the normal one.
+ifeq ($(SANITIZE),)
+  BUILD    := build
+  OPTIMISE := -O2 -march=native
+else
+  BUILD    := build/$(SANITIZE)
+  OPTIMISE := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+endif
+
+CXXFLAGS := -std=c++20 $(OPTIMISE) -Wall -Wextra -fopenmp -I. -isystem $(BLAS_INCLUDE) -MMD -MP
+LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,-rpath,$(BLAS_LIB)
+LDLIBS   := -lopenblas -lm
+
+PROGRAM_SOURCES := tasks/train_position.cpp
+LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES),$(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp positional/*.cpp tasks/*.cpp))
+LIB_OBJECTS := $(LIB_SOURCES:%.cpp=$(BUILD)/%.o)
+LIBRARY     := $(BUILD)/libwhereami.a
+PROGRAMS    := $(BUILD)/train_position
+
+TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp))
+TEST_OBJECTS := $(TEST_SOURCES:%.cpp=$(BUILD)/%.o)
+TEST_BINARY  := $(BUILD)/run_tests
+
+.PHONY: all test clean deps check-deps check-test-deps help
+.DEFAULT_GOAL := all
+
+all: check-deps $(LIBRARY) $(PROGRAMS)
+
+help:
+	@echo "make            build the library and programs into build/"
+	@echo "make test       build and run the tests (TAGS='[rope]' for one tag; SANITIZE=address or undefined)"
+	@echo "make deps       install missing Debian packages with apt-get"
+	@echo "make clean      remove build/"
+
+# One line naming the missing package, instead of a wall of compiler errors.
+check-deps:
+	@command -v $(CXX) >/dev/null || { echo "missing: the C++ compiler; run 'make deps' (Debian package g++)"; exit 1; }
+	@test -f $(BLAS_INCLUDE)/cblas.h || { echo "missing: OpenBLAS (OpenMP build); run 'make deps' (Debian package libopenblas-openmp-dev)"; exit 1; }
+
+check-test-deps: check-deps
+	@test -f $(CATCH_HEADER) || { echo "missing: Catch2 v2; run 'make deps' (Debian package catch2)"; exit 1; }
+
+DEB_PACKAGES := g++ make libopenblas-openmp-dev catch2
+deps:
+	@missing=""; for p in $(DEB_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
+	done; \
+	if [ -z "$$missing" ]; then echo "deps: all present ($(DEB_PACKAGES))"; \
+	else echo "deps: installing$$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null \
+	  && echo "deps: installed$$missing"; fi
+
+$(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
+
+$(BUILD)/%.o: %.cpp
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) -c $< -o $@
+
+$(LIBRARY): $(LIB_OBJECTS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/train_position: $(BUILD)/tasks/train_position.o $(LIBRARY)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# Catch2's main is compiled once into its own object: it is the slow part of a test build.
+$(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+test: check-test-deps $(TEST_BINARY)
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) $(TAGS)
+
+clean:
+	rm -rf build
+
+-include $(wildcard $(BUILD)/*/*.d)

@@ -1,0 +1,20 @@
+// The GELU op, exact form: y = x * Phi(x), Phi the standard normal distribution function (via erf).
+// Leaves out the tanh approximation; the kernels themselves are in tensor/fast_math.cpp.
+#include "autograd/ops.hpp"
+#include "tensor/kernels.hpp"
+
+namespace wai {
+
+struct Gelu final : Op {
+    // y = x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2))
+    static Value forward(const Value& x) { return record("gelu", wai::gelu(x.value()), {x}, std::make_unique<Gelu>()); }
+    // dx += g * (Phi(x) + x * phi(x))
+    void apply(Node& out) override {
+        Value& x = out.parents[0];
+        if (x.requires_grad()) gelu_backward_accumulate(x.grad_buffer(), x.value(), out.grad);
+    }
+};
+
+Value gelu(const Value& x) { return Gelu::forward(x); }
+
+}  // namespace wai

@@ -1,0 +1,84 @@
+// The LayerNorm op over the last axis: y = weight * (x - mean) / sqrt(var + eps) + bias.
+// One op, not a chain of small ones, so its backward is the closed form and saves two numbers a row.
+// Leaves out LayerNorm without affine parameters, and RMSNorm.
+#include <cmath>
+
+#include "autograd/ops.hpp"
+
+namespace wai {
+
+struct LayerNorm final : Op {
+    std::vector<float> mean, rstd;  // per row: the mean and 1 / sqrt(var + eps)
+
+    // x (..., D), weight (D), bias (D) -> (..., D); var is the biased (1/D) variance, as in PyTorch.
+    static Value forward(const Value& x, const Value& weight, const Value& bias, float eps) {
+        const Shape& s = x.shape();
+        const int64_t D = s.rank() ? s.last() : 0;
+        if (s.rank() == 0 || weight.shape() != Shape{D} || bias.shape() != Shape{D})
+            shape_error("layer_norm", s.str() + " with weight " + weight.shape().str() + " and bias " + bias.shape().str(),
+                        "weight and bias must both be (D) for x (..., D)");
+        const int64_t rows = s.rows();
+        auto op = std::make_unique<LayerNorm>();
+        op->mean.resize(rows);
+        op->rstd.resize(rows);
+        Tensor y(s);
+        const float* w = weight.value().data();
+        const float* b = bias.value().data();
+        #pragma omp parallel for if (rows * D > 65536) schedule(static)
+        for (int64_t r = 0; r < rows; ++r) {
+            const float* xr = x.value().data() + r * D;
+            double sum = 0.0, sum_sq = 0.0;
+            for (int64_t c = 0; c < D; ++c) sum += xr[c];
+            const double mu = sum / D;
+            for (int64_t c = 0; c < D; ++c) sum_sq += (xr[c] - mu) * (xr[c] - mu);
+            const float inv = static_cast<float>(1.0 / std::sqrt(sum_sq / D + eps));
+            op->mean[r] = static_cast<float>(mu);
+            op->rstd[r] = inv;
+            float* yr = y.data() + r * D;
+            for (int64_t c = 0; c < D; ++c) yr[c] = (xr[c] - op->mean[r]) * inv * w[c] + b[c];
+        }
+        return record("layer_norm", std::move(y), {x, weight, bias}, std::move(op));
+    }
+
+    // With x_hat = (x - mean) * rstd and dx_hat = g * weight:
+    //   dx += rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
+    //   dweight += sum over rows of g * x_hat;  dbias += sum over rows of g
+    void apply(Node& out) override {
+        Value& x = out.parents[0];
+        Value& weight = out.parents[1];
+        Value& bias = out.parents[2];
+        const int64_t D = x.shape().last(), rows = x.shape().rows();
+        const float* w = weight.value().data();
+        const float* g = out.grad.data();
+        float* dx = x.requires_grad() ? x.grad_buffer().data() : nullptr;
+        float* dw = weight.requires_grad() ? weight.grad_buffer().data() : nullptr;
+        float* db = bias.requires_grad() ? bias.grad_buffer().data() : nullptr;
+        for (int64_t r = 0; r < rows; ++r) {
+            const float* xr = x.value().data() + r * D;
+            const float* gr = g + r * D;
+            double mean_dxhat = 0.0, mean_dxhat_xhat = 0.0;
+            for (int64_t c = 0; c < D; ++c) {
+                const float xhat = (xr[c] - mean[r]) * rstd[r];
+                const float dxhat = gr[c] * w[c];
+                mean_dxhat += dxhat;
+                mean_dxhat_xhat += dxhat * xhat;
+                if (dw) dw[c] += gr[c] * xhat;
+                if (db) db[c] += gr[c];
+            }
+            mean_dxhat /= D;
+            mean_dxhat_xhat /= D;
+            if (!dx) continue;
+            float* dxr = dx + r * D;
+            for (int64_t c = 0; c < D; ++c) {
+                const float xhat = (xr[c] - mean[r]) * rstd[r];
+                dxr[c] += rstd[r] * (gr[c] * w[c] - static_cast<float>(mean_dxhat) - xhat * static_cast<float>(mean_dxhat_xhat));
+            }
+        }
+    }
+};
+
+Value layer_norm(const Value& x, const Value& weight, const Value& bias, float eps) {
+    return LayerNorm::forward(x, weight, bias, eps);
+}
+
+}  // namespace wai

@@ -1,0 +1,112 @@
+// Ops that move numbers without arithmetic: reshape, transpose of two axes, split of the last axis.
+// Each copies into a new contiguous tensor (whereami has no views), and its backward copies back.
+// Leaves out general permutations and concatenation.
+#include <stdexcept>
+
+#include "autograd/ops.hpp"
+#include "tensor/kernels.hpp"
+
+namespace wai {
+
+struct Reshape final : Op {
+    // y = the same numbers under a new shape
+    static Value forward(const Value& a, const Shape& shape) {
+        return record("reshape", a.value().reshaped(shape), {a}, std::make_unique<Reshape>());
+    }
+    // da += g under a's shape
+    void apply(Node& out) override {
+        Value& a = out.parents[0];
+        if (a.requires_grad()) add_scaled_inplace(a.grad_buffer(), out.grad.reshaped(a.shape()));
+    }
+};
+
+// Copies `from` into a new tensor with axes axis0 and axis1 swapped. Shapes are padded to rank 4
+// at the front so one four-deep loop serves every rank.
+static Tensor swap_axes(const Tensor& from, int axis0, int axis1) {
+    const int rank = from.rank(), pad = Shape::max_rank - rank;
+    int64_t size[4] = {1, 1, 1, 1};
+    for (int i = 0; i < rank; ++i) size[pad + i] = from.size(i);
+    int64_t stride[4];  // the source's row-major strides
+    stride[3] = 1;
+    for (int i = 2; i >= 0; --i) stride[i] = stride[i + 1] * size[i + 1];
+    std::swap(size[pad + axis0], size[pad + axis1]);
+    std::swap(stride[pad + axis0], stride[pad + axis1]);
+
+    Shape out_shape;
+    for (int i = 0; i < rank; ++i) out_shape = out_shape.append(size[pad + i]);
+    Tensor out(out_shape);
+    float* dst = out.data();
+    const float* src = from.data();
+    for (int64_t i0 = 0; i0 < size[0]; ++i0)
+        for (int64_t i1 = 0; i1 < size[1]; ++i1)
+            for (int64_t i2 = 0; i2 < size[2]; ++i2)
+                for (int64_t i3 = 0; i3 < size[3]; ++i3)
+                    *dst++ = src[i0 * stride[0] + i1 * stride[1] + i2 * stride[2] + i3 * stride[3]];
+    return out;
+}
+
+struct Transpose final : Op {
+    int axis0, axis1;
+    Transpose(int a0, int a1) : axis0(a0), axis1(a1) {}
+    // y = a with two axes swapped
+    static Value forward(const Value& a, int axis0, int axis1) {
+        const int rank = a.value().rank();
+        if (axis0 < 0 || axis1 < 0 || axis0 >= rank || axis1 >= rank)
+            shape_error("transpose", a.shape().str(),
+                        "axes " + std::to_string(axis0) + " and " + std::to_string(axis1) + " must be in 0.." +
+                            std::to_string(rank - 1));
+        return record("transpose", swap_axes(a.value(), axis0, axis1), {a}, std::make_unique<Transpose>(axis0, axis1));
+    }
+    // da += g with the same two axes swapped back
+    void apply(Node& out) override {
+        Value& a = out.parents[0];
+        if (a.requires_grad()) add_scaled_inplace(a.grad_buffer(), swap_axes(out.grad, axis0, axis1));
+    }
+};
+
+struct SplitLast final : Op {
+    int64_t offset;  // where this part starts within a's last axis
+    explicit SplitLast(int64_t o) : offset(o) {}
+
+    // Copies columns [offset, offset + part) of every row of `from` (rows of `width`).
+    static Tensor slice(const Tensor& from, int64_t offset, int64_t part) {
+        Tensor out(from.shape().with_last(part));
+        const int64_t width = from.shape().last(), rows = from.shape().rows();
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < part; ++c) out[r * part + c] = from[r * width + offset + c];
+        return out;
+    }
+    // parts[k] = columns [k*C, (k+1)*C) of the last axis
+    static std::vector<Value> forward(const Value& a, int parts) {
+        const int64_t width = a.shape().rank() ? a.shape().last() : 0;
+        if (parts <= 0 || width % parts != 0)
+            shape_error("split_last", a.shape().str(), "last dimension " + std::to_string(width) +
+                                                           " does not split into " + std::to_string(parts) + " equal parts");
+        const int64_t part = width / parts;
+        std::vector<Value> out;
+        for (int k = 0; k < parts; ++k)
+            out.push_back(record("split_last", slice(a.value(), k * part, part), {a},
+                                 std::make_unique<SplitLast>(k * part)));
+        return out;
+    }
+    // da[..., offset + c] += g[..., c]
+    void apply(Node& out) override {
+        Value& a = out.parents[0];
+        if (!a.requires_grad()) return;
+        Tensor& da = a.grad_buffer();
+        const int64_t width = da.shape().last(), part = out.grad.shape().last(), rows = da.shape().rows();
+        for (int64_t r = 0; r < rows; ++r)
+            for (int64_t c = 0; c < part; ++c) da[r * width + offset + c] += out.grad[r * part + c];
+    }
+};
+
+Value reshape(const Value& a, const Shape& shape) { return Reshape::forward(a, shape); }
+Value transpose(const Value& a, int axis0, int axis1) { return Transpose::forward(a, axis0, axis1); }
+Value transpose_last2(const Value& a) {
+    const int rank = a.value().rank();
+    if (rank < 2) shape_error("transpose_last2", a.shape().str(), "needs rank 2 or more");
+    return Transpose::forward(a, rank - 2, rank - 1);
+}
+std::vector<Value> split_last(const Value& a, int parts) { return SplitLast::forward(a, parts); }
+
+}  // namespace wai

@@ -1,0 +1,128 @@
+// The graph machinery: recording an op's output, the topological order, and backward itself.
+// Leaves out the ops (one file each in autograd/) and any freeing of the graph during backward:
+// the graph lives as long as a handle to its output does, so backward can run twice.
+#include "autograd/value.hpp"
+
+#include "tensor/kernels.hpp"
+
+#include <stdexcept>
+#include <unordered_set>
+#include <utility>
+
+namespace wai {
+
+namespace {
+thread_local int no_grad_depth = 0;
+}
+
+bool grad_enabled() { return no_grad_depth == 0; }
+NoGradScope::NoGradScope() { ++no_grad_depth; }
+NoGradScope::~NoGradScope() { --no_grad_depth; }
+
+Value::Value(Tensor value, bool requires_grad) : node_(std::make_shared<Node>()) {
+    node_->value = std::move(value);
+    node_->requires_grad = requires_grad;
+}
+
+static Node& checked(const std::shared_ptr<Node>& node) {
+    if (!node) throw std::logic_error("Value: this handle is empty");
+    return *node;
+}
+
+const Tensor& Value::value() const { return checked(node_).value; }
+Tensor& Value::value() { return checked(node_).value; }
+bool Value::requires_grad() const { return checked(node_).requires_grad; }
+bool Value::is_leaf() const { return checked(node_).op == nullptr; }
+const char* Value::op_name() const { return checked(node_).op_name; }
+bool Value::has_grad() const { return checked(node_).grad.defined(); }
+
+const Tensor& Value::grad() const {
+    const Node& node = checked(node_);
+    if (!node.grad.defined()) throw std::logic_error(std::string("grad: this ") + node.op_name + " value has no gradient");
+    return node.grad;
+}
+
+Tensor& Value::grad_buffer() {
+    Node& node = checked(node_);
+    if (!node.grad.defined()) node.grad = Tensor(node.value.shape());
+    return node.grad;
+}
+
+void Value::zero_grad() { grad_buffer().fill(0.0f); }
+
+Value record(const char* op_name, Tensor value, std::vector<Value> parents, std::unique_ptr<Op> op) {
+    bool needs_grad = false;
+    for (const Value& p : parents) needs_grad = needs_grad || p.requires_grad();
+    Value out(std::move(value), false);
+    if (!grad_enabled() || !needs_grad) return out;
+    Node& node = *out.node_;
+    node.requires_grad = true;
+    node.op_name = op_name;
+    node.parents = std::move(parents);
+    node.op = std::move(op);
+    return out;
+}
+
+std::vector<Node*> topological_order(Node* root) {
+    // Depth-first search with an explicit stack: a node is emitted once all its parents are.
+    std::vector<Node*> order;
+    std::unordered_set<Node*> visited;
+    std::vector<std::pair<Node*, size_t>> stack;  // node, index of the next parent to visit
+    if (!root->requires_grad) return order;
+    stack.emplace_back(root, 0);
+    visited.insert(root);
+    while (!stack.empty()) {
+        auto& [node, next] = stack.back();
+        if (next < node->parents.size()) {
+            Node* parent = node->parents[next++].node();
+            if (parent->requires_grad && visited.insert(parent).second) stack.emplace_back(parent, 0);
+        } else {
+            order.push_back(node);
+            stack.pop_back();
+        }
+    }
+    return order;
+}
+
+void Value::backward() {
+    if (value().numel() != 1)
+        shape_error("backward", value().shape().str(), "needs a one-element root; pass a seed gradient instead");
+    backward(Tensor::full(value().shape(), 1.0f));
+}
+
+void Value::backward(const Tensor& seed) {
+    Node& root = checked(node_);
+    check_same_shape("backward", root.value.shape(), seed.shape());
+    if (!root.requires_grad) throw std::logic_error("backward: the root does not require a gradient (no parameter reaches it)");
+    const std::vector<Node*> order = topological_order(&root);
+
+    // Interior gradients are computed afresh on every call, so only leaves accumulate across calls.
+    for (Node* node : order)
+        if (node->op) node->grad = Tensor();
+    if (root.op) root.grad = seed;
+    else add_scaled_inplace(grad_buffer(), seed);
+
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        Node* node = *it;
+        if (node->op && node->grad.defined()) node->op->apply(*node);
+    }
+    // Interior gradients are spent once their parents have theirs; release the memory.
+    for (Node* node : order)
+        if (node->op) node->grad = Tensor();
+}
+
+Node::~Node() {
+    // Destroying a node destroys the parents only it held, which destroy theirs, and so on: a long
+    // chain would recurse that deep. Move such parents into a local list and let them go one by one.
+    std::vector<Value> pending = std::move(parents);
+    while (!pending.empty()) {
+        Value v = std::move(pending.back());
+        pending.pop_back();
+        if (v.node() && v.node()->parents.size() && v.use_count() == 1) {
+            for (Value& p : v.node()->parents) pending.push_back(std::move(p));
+            v.node()->parents.clear();
+        }
+    }
+}
+
+}  // namespace wai

@@ -1,0 +1,89 @@
+// Value: the handle autograd works with, a shared pointer to a Node in the computation graph.
+// Copying a Value is shallow and cheap: both copies name the same node, value and gradient.
+// A node remembers the op that made it and that op's inputs (its parents), never its children,
+// so the graph has no cycles and is freed when the last handle to its output goes away.
+// Leaves out higher-order gradients (backward builds no graph) and hooks.
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "tensor/tensor.hpp"
+
+namespace wai {
+
+struct Node;
+struct Op;
+
+class Value {
+public:
+    Value() = default;  // empty handle; most uses need a real one
+    // A leaf: an input (requires_grad false) or a parameter (requires_grad true).
+    explicit Value(Tensor value, bool requires_grad = false);
+
+    bool defined() const { return node_ != nullptr; }
+    const Tensor& value() const;
+    Tensor& value();  // for optimizers and initialisers; never change a value a graph still needs
+    const Shape& shape() const { return value().shape(); }
+    bool requires_grad() const;
+    bool is_leaf() const;         // made by the user, not by an op
+    const char* op_name() const;  // "leaf", "matmul", ...
+
+    // The gradient of the last backward's root with respect to this value. Leaves keep and
+    // accumulate it; interior nodes have one only while backward runs.
+    bool has_grad() const;
+    const Tensor& grad() const;
+    Tensor& grad_buffer();  // the gradient, first created as zeros of the value's shape
+    void zero_grad();       // gradient set to zeros (kept allocated)
+
+    // Reverse-mode differentiation from this value. The one-argument form seeds d(root) = seed;
+    // the plain form needs a one-element root and seeds 1. Leaf gradients add up over calls.
+    void backward();
+    void backward(const Tensor& seed);
+
+    Node* node() const { return node_.get(); }
+    long use_count() const { return node_.use_count(); }  // handles sharing this node
+
+private:
+    std::shared_ptr<Node> node_;
+    friend Value record(const char*, Tensor, std::vector<Value>, std::unique_ptr<Op>);
+};
+
+// The backward half of a differentiable op. Each op in autograd/ is a struct deriving from Op that
+// holds its forward (a static function) and its backward (apply) side by side, and saves only what
+// its backward needs.
+struct Op {
+    virtual ~Op() = default;
+    // Reads out.grad (the gradient of the root with respect to out.value) and adds each parent's
+    // share into parent.grad_buffer(), for the parents that require a gradient.
+    virtual void apply(Node& out) = 0;
+};
+
+struct Node {
+    Tensor value;
+    Tensor grad;  // undefined until a gradient arrives
+    bool requires_grad = false;
+    const char* op_name = "leaf";
+    std::vector<Value> parents;  // the op's inputs, in the op's order
+    std::unique_ptr<Op> op;      // null for leaves
+
+    ~Node();  // unlinks long chains of parents without recursion
+};
+
+// Makes the output node of an op. When gradients are off (NoGradScope) or no parent requires one,
+// the result is a plain leaf and nothing is recorded.
+Value record(const char* op_name, Tensor value, std::vector<Value> parents, std::unique_ptr<Op> op);
+
+// Inside a NoGradScope no graph is recorded: evaluation uses it to run the model cheaply.
+bool grad_enabled();
+class NoGradScope {
+public:
+    NoGradScope();
+    ~NoGradScope();
+    NoGradScope(const NoGradScope&) = delete;
+    NoGradScope& operator=(const NoGradScope&) = delete;
+};
+
+// Every node reachable from root through parents that require a gradient, parents before children.
+std::vector<Node*> topological_order(Node* root);
+
+}  // namespace wai

@@ -1,0 +1,41 @@
+// The transcendental loops (exp, erf) that would otherwise cost more than every matmul of a step.
+// This file alone is compiled with -ffast-math so GCC calls glibc's vector math (libmvec); that also
+// lets it assume no NaN or infinity exists, so no finiteness check may live here (kernels.cpp has them).
+// Leaves out accuracy claims beyond libmvec's own (about 4 ulp); tests compare with the scalar loops.
+#include <cmath>
+
+#include "tensor/kernels.hpp"
+
+namespace wai {
+
+void exp_inplace(float* x, int64_t n) {
+    #pragma omp simd
+    for (int64_t i = 0; i < n; ++i) x[i] = expf(x[i]);
+}
+
+Tensor gelu(const Tensor& x) {
+    Tensor out(x.shape());
+    const float* in = x.data();
+    float* y = out.data();
+    const int64_t n = x.numel();
+    #pragma omp parallel for simd if (n > 65536) schedule(static)
+    for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * in[i] * (1.0f + erff(in[i] * float(M_SQRT1_2)));
+    return out;
+}
+
+void gelu_backward_accumulate(Tensor& grad_x, const Tensor& x, const Tensor& grad_out) {
+    // d/dx [x * Phi(x)] = Phi(x) + x * phi(x), with phi the standard normal density.
+    const float* in = x.data();
+    const float* g = grad_out.data();
+    float* dx = grad_x.data();
+    const int64_t n = x.numel();
+    const float inv_sqrt_2pi = 0.3989422804014327f;
+    #pragma omp parallel for simd if (n > 65536) schedule(static)
+    for (int64_t i = 0; i < n; ++i) {
+        const float cdf = 0.5f * (1.0f + erff(in[i] * float(M_SQRT1_2)));
+        const float pdf = inv_sqrt_2pi * expf(-0.5f * in[i] * in[i]);
+        dx[i] += g[i] * (cdf + in[i] * pdf);
+    }
+}
+
+}  // namespace wai

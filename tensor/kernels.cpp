@@ -1,0 +1,122 @@
+// Element-wise arithmetic, trailing-shape broadcasting and last-axis reductions, as plain loops.
+// Leaves out exp and erf (tensor/fast_math.cpp) so that this file keeps IEEE semantics for NaN checks.
+#include "tensor/kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace wai {
+
+void check_broadcast(const char* op, const Shape& a, const Shape& b) {
+    if (b.rank() > a.rank() || a.trailing(b.rank()) != b)
+        shape_error(op, a.str() + " and " + b.str(), "the second shape must equal the trailing dimensions of the first");
+}
+
+namespace {
+
+// out[i] = f(a[i], b[i mod |b|]) over the whole of a.
+template <typename F>
+Tensor broadcast_binary(const char* op, const Tensor& a, const Tensor& b, F f) {
+    check_broadcast(op, a.shape(), b.shape());
+    Tensor out(a.shape());
+    const int64_t inner = b.numel(), outer = inner == 0 ? 0 : a.numel() / inner;
+    const float* pa = a.data();
+    const float* pb = b.data();
+    float* po = out.data();
+    for (int64_t r = 0; r < outer; ++r)
+        for (int64_t i = 0; i < inner; ++i) po[r * inner + i] = f(pa[r * inner + i], pb[i]);
+    return out;
+}
+
+}  // namespace
+
+Tensor add(const Tensor& a, const Tensor& b) {
+    return broadcast_binary("add", a, b, [](float x, float y) { return x + y; });
+}
+
+Tensor subtract(const Tensor& a, const Tensor& b) {
+    return broadcast_binary("subtract", a, b, [](float x, float y) { return x - y; });
+}
+
+Tensor multiply(const Tensor& a, const Tensor& b) {
+    return broadcast_binary("multiply", a, b, [](float x, float y) { return x * y; });
+}
+
+Tensor scale(const Tensor& a, float factor) {
+    Tensor out(a.shape());
+    for (int64_t i = 0; i < a.numel(); ++i) out[i] = factor * a[i];
+    return out;
+}
+
+void add_scaled_inplace(Tensor& dst, const Tensor& src, float alpha) {
+    check_same_shape("add_scaled_inplace", dst.shape(), src.shape());
+    float* d = dst.data();
+    const float* s = src.data();
+    const int64_t n = dst.numel();
+    for (int64_t i = 0; i < n; ++i) d[i] += alpha * s[i];
+}
+
+void multiply_inplace(Tensor& dst, const Tensor& src) {
+    check_same_shape("multiply_inplace", dst.shape(), src.shape());
+    for (int64_t i = 0; i < dst.numel(); ++i) dst[i] *= src[i];
+}
+
+void sum_leading_into(Tensor& dst, const Tensor& src, float alpha) {
+    check_broadcast("sum_leading_into", src.shape(), dst.shape());
+    const int64_t inner = dst.numel(), outer = inner == 0 ? 0 : src.numel() / inner;
+    float* d = dst.data();
+    const float* s = src.data();
+    for (int64_t r = 0; r < outer; ++r)
+        for (int64_t i = 0; i < inner; ++i) d[i] += alpha * s[r * inner + i];
+}
+
+Tensor sum_last(const Tensor& a) {
+    if (a.rank() == 0) shape_error("sum_last", a.shape().str(), "a scalar has no last axis");
+    Tensor out(a.shape().drop_last());
+    const int64_t cols = a.shape().last();
+    for (int64_t r = 0; r < out.numel(); ++r) {
+        double sum = 0.0;
+        for (int64_t c = 0; c < cols; ++c) sum += a[r * cols + c];
+        out[r] = static_cast<float>(sum);
+    }
+    return out;
+}
+
+Tensor max_last(const Tensor& a) {
+    if (a.rank() == 0 || a.shape().last() == 0) shape_error("max_last", a.shape().str(), "needs a non-empty last axis");
+    Tensor out(a.shape().drop_last());
+    const int64_t cols = a.shape().last();
+    for (int64_t r = 0; r < out.numel(); ++r)
+        out[r] = *std::max_element(a.data() + r * cols, a.data() + (r + 1) * cols);
+    return out;
+}
+
+double sum_all(const Tensor& a) {
+    double sum = 0.0;
+    for (int64_t i = 0; i < a.numel(); ++i) sum += a[i];
+    return sum;
+}
+
+Tensor gelu_reference(const Tensor& x) {
+    Tensor out(x.shape());
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] / std::sqrt(2.0f)));
+    return out;
+}
+
+void gelu_backward_reference(Tensor& grad_x, const Tensor& x, const Tensor& grad_out) {
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        const double v = x[i];
+        const double cdf = 0.5 * (1.0 + std::erf(v / std::sqrt(2.0)));
+        const double pdf = std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI);
+        grad_x[i] += static_cast<float>(grad_out[i] * (cdf + v * pdf));
+    }
+}
+
+bool all_finite(const Tensor& a) {
+    for (int64_t i = 0; i < a.numel(); ++i)
+        if (!std::isfinite(a[i])) return false;
+    return true;
+}
+
+}  // namespace wai

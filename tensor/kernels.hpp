@@ -1,0 +1,40 @@
+// Element-wise and last-axis kernels on whole tensors: the arithmetic the autograd ops are made of.
+// "Broadcast" here means one thing only: b's shape is the trailing part of a's, and b repeats over
+// a's leading dimensions (a bias over (B, T, D), a table over (B, T, D), a penalty over (B, NH, T, T)).
+// Leaves out general NumPy broadcasting, and the operations' derivatives (autograd/ has those).
+#pragma once
+#include "tensor/tensor.hpp"
+
+namespace wai {
+
+// Throws unless b's shape is a's trailing shape (equal shapes included).
+void check_broadcast(const char* op, const Shape& a, const Shape& b);
+
+Tensor add(const Tensor& a, const Tensor& b);       // a + b, b broadcast
+Tensor subtract(const Tensor& a, const Tensor& b);  // a - b, b broadcast
+Tensor multiply(const Tensor& a, const Tensor& b);  // a * b, b broadcast
+Tensor scale(const Tensor& a, float factor);        // factor * a
+
+void add_scaled_inplace(Tensor& dst, const Tensor& src, float alpha = 1.0f);  // dst += alpha * src
+void multiply_inplace(Tensor& dst, const Tensor& src);                         // dst *= src, same shape
+// dst (trailing shape of src) += alpha * sum of src over its leading dimensions.
+void sum_leading_into(Tensor& dst, const Tensor& src, float alpha = 1.0f);
+
+// Reductions over the last axis: (..., N) -> (...).
+Tensor sum_last(const Tensor& a);
+Tensor max_last(const Tensor& a);
+double sum_all(const Tensor& a);  // in double, so long sums keep their digits
+
+// Exact (erf) GELU and its derivative, element by element. These use glibc's vector math
+// (tensor/fast_math.cpp); gelu_reference keeps the plain scalar loop they are tested against.
+Tensor gelu(const Tensor& x);
+Tensor gelu_reference(const Tensor& x);
+void gelu_backward_accumulate(Tensor& grad_x, const Tensor& x, const Tensor& grad_out);
+void gelu_backward_reference(Tensor& grad_x, const Tensor& x, const Tensor& grad_out);
+
+// x[i] = exp(x[i]) for n numbers, vectorised (tensor/fast_math.cpp); for softmax rows.
+void exp_inplace(float* x, int64_t n);
+
+bool all_finite(const Tensor& a);
+
+}  // namespace wai

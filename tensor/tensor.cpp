@@ -1,0 +1,67 @@
+// Tensor: creation and the checks every op shares.
+// Leaves out arithmetic (tensor/kernels.cpp) and matrix products (tensor/gemm.cpp).
+#include "tensor/tensor.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace wai {
+
+Tensor::Tensor(const Shape& shape) : shape_(shape), data_(static_cast<size_t>(shape.numel()), 0.0f) {}
+
+Tensor Tensor::full(const Shape& shape, float value) {
+    Tensor t(shape);
+    t.fill(value);
+    return t;
+}
+
+Tensor Tensor::from_values(const Shape& shape, std::vector<float> values) {
+    if (static_cast<int64_t>(values.size()) != shape.numel())
+        shape_error("from_values", shape.str(),
+                    "needs " + std::to_string(shape.numel()) + " values, got " + std::to_string(values.size()));
+    Tensor t;
+    t.shape_ = shape;
+    t.data_ = std::move(values);
+    return t;
+}
+
+Tensor Tensor::uniform(const Shape& shape, float low, float high, Generator& generator) {
+    Tensor t(shape);
+    for (float& x : t.data_) x = generator.uniform(low, high);
+    return t;
+}
+
+Tensor Tensor::normal(const Shape& shape, float mean, float std, Generator& generator) {
+    Tensor t(shape);
+    for (float& x : t.data_) x = mean + std * generator.normal();
+    return t;
+}
+
+float Tensor::item() const {
+    if (numel() != 1) shape_error("item", shape_.str(), "needs exactly one element");
+    return data_[0];
+}
+
+Tensor Tensor::reshaped(const Shape& shape) const& {
+    Tensor copy = *this;
+    return std::move(copy).reshaped(shape);
+}
+
+Tensor Tensor::reshaped(const Shape& shape) && {
+    if (shape.numel() != shape_.numel())
+        shape_error("reshape", shape_.str() + " to " + shape.str(), "element counts differ");
+    shape_ = shape;
+    return std::move(*this);
+}
+
+void Tensor::fill(float value) { std::fill(data_.begin(), data_.end(), value); }
+
+void shape_error(const char* op, const std::string& shapes, const std::string& why) {
+    throw std::invalid_argument(std::string(op) + ": " + shapes + ": " + why);
+}
+
+void check_same_shape(const char* op, const Shape& a, const Shape& b) {
+    if (a != b) shape_error(op, a.str() + " and " + b.str(), "shapes differ");
+}
+
+}  // namespace wai

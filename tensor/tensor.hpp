@@ -1,0 +1,55 @@
+// Tensor: float32 numbers in one contiguous row-major buffer, with a Shape.
+// A Tensor is a value: copying it copies the numbers (use std::move to hand one over cheaply).
+// Leaves out views, strides, other dtypes and devices; the autograd handle lives in autograd/.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "tensor/random.hpp"
+#include "tensor/shape.hpp"
+
+namespace wai {
+
+class Tensor {
+public:
+    Tensor() = default;  // undefined: no shape, no numbers (see defined())
+    explicit Tensor(const Shape& shape);  // zeros
+
+    static Tensor zeros(const Shape& shape) { return Tensor(shape); }
+    static Tensor full(const Shape& shape, float value);
+    static Tensor from_values(const Shape& shape, std::vector<float> values);
+    static Tensor scalar(float value) { return from_values(Shape{}, {value}); }
+    // U(low, high) and N(mean, std), element by element in row-major order from `generator`.
+    static Tensor uniform(const Shape& shape, float low, float high, Generator& generator);
+    static Tensor normal(const Shape& shape, float mean, float std, Generator& generator);
+
+    bool defined() const { return !data_.empty() || (shape_.numel() == 0 && shape_.rank() > 0); }
+    const Shape& shape() const { return shape_; }
+    int rank() const { return shape_.rank(); }
+    int64_t numel() const { return static_cast<int64_t>(data_.size()); }
+    int64_t size(int axis) const { return shape_[axis]; }
+
+    float* data() { return data_.data(); }
+    const float* data() const { return data_.data(); }
+    float& operator[](int64_t i) { return data_[i]; }
+    float operator[](int64_t i) const { return data_[i]; }
+    float item() const;  // the one number of a one-element tensor
+
+    // The same numbers under a new shape with the same element count.
+    Tensor reshaped(const Shape& shape) const&;
+    Tensor reshaped(const Shape& shape) &&;
+
+    void fill(float value);
+
+private:
+    Shape shape_;
+    std::vector<float> data_;
+};
+
+// Throws std::invalid_argument "<op>: <a> and <b>: <why>" unless the shapes are equal.
+void check_same_shape(const char* op, const Shape& a, const Shape& b);
+// Throws "<op>: <shape>: <why>"; the one way shape errors are worded everywhere.
+[[noreturn]] void shape_error(const char* op, const std::string& shapes, const std::string& why);
+
+}  // namespace wai
