@@ -22,17 +22,17 @@ CXXFLAGS := -std=c++20 $(OPTIMISE) -Wall -Wextra -fopenmp -I. -isystem $(BLAS_IN
 LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,-rpath,$(BLAS_LIB)
 LDLIBS   := -lopenblas -lm
 
-PROGRAM_SOURCES := tasks/train_position.cpp
+PROGRAM_SOURCES := tasks/train_position.cpp tasks/collect_results.cpp
 LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES),$(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp positional/*.cpp tasks/*.cpp))
 LIB_OBJECTS := $(LIB_SOURCES:%.cpp=$(BUILD)/%.o)
 LIBRARY     := $(BUILD)/libwhereami.a
-PROGRAMS    := $(BUILD)/train_position
+PROGRAMS    := $(BUILD)/train_position $(BUILD)/collect_results
 
 TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp))
 TEST_OBJECTS := $(TEST_SOURCES:%.cpp=$(BUILD)/%.o)
 TEST_BINARY  := $(BUILD)/run_tests
 
-.PHONY: all test clean deps check-deps check-test-deps help
+.PHONY: all test clean deps check-deps check-test-deps help experiment experiment-runs
 .DEFAULT_GOAL := all
 
 all: check-deps $(LIBRARY) $(PROGRAMS)
@@ -41,6 +41,7 @@ help:
 	@echo "make            build the library and programs into build/"
 	@echo "make test       build and run the tests (TAGS='[rope]' for one tag; SANITIZE=address or undefined)"
 	@echo "make deps       install missing Debian packages with apt-get"
+	@echo "make experiment the chapter's 28 runs into results/ (SEEDS='0 1 2 3 4' for more; resumable)"
 	@echo "make clean      remove build/"
 
 # One line naming the missing package, instead of a wall of compiler errors.
@@ -72,8 +73,29 @@ $(LIBRARY): $(LIB_OBJECTS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/train_position: $(BUILD)/tasks/train_position.o $(LIBRARY)
+$(BUILD)/%: $(BUILD)/tasks/%.o $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# ---- the chapter's experiment: 2 tasks x 7 schemes x SEEDS, each run one make target ----------
+SEEDS    ?= 0 1
+JOBS     ?= 2
+RESULTS  ?= results
+RUN_FLAGS ?=
+EXPERIMENT_SCHEMES := none sinusoid learned rope rope-1000000 alibi-0.5 alibi-0.0625
+RUN_FILES := $(foreach t,lag seen,$(foreach s,$(EXPERIMENT_SCHEMES),$(foreach n,$(SEEDS),$(RESULTS)/runs/$(t)_$(s)_seed$(n).txt)))
+
+# Invalid result files are removed first, then only the missing runs are made, two at a time.
+experiment: all
+	@mkdir -p $(RESULTS)/runs
+	@$(BUILD)/collect_results --prune $(RESULTS)/runs $(SEEDS)
+	@$(MAKE) --no-print-directory -j$(JOBS) experiment-runs
+	@$(BUILD)/collect_results $(RESULTS)/runs tasks/chapter_table.txt $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS)
+
+experiment-runs: $(RUN_FILES)
+
+# Order-only on the program: rebuilding it does not throw away finished runs (rm -r results/ does).
+$(RESULTS)/runs/%.txt: | $(BUILD)/train_position
+	@tasks/run_one.sh $@ $(words $(RUN_FILES)) $(BUILD)/train_position $(RUN_FLAGS)
 
 # Catch2's main is compiled once into its own object: it is the slow part of a test build.
 $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)

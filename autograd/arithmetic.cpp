@@ -8,9 +8,12 @@ namespace wai {
 // Adds the gradient of a broadcast operand: summed over the leading dimensions it was repeated on.
 static void accumulate_broadcast(Value& operand, const Tensor& grad, float sign) {
     if (!operand.requires_grad()) return;
-    if (operand.shape() == grad.shape()) add_scaled_inplace(operand.grad_buffer(), grad, sign);
-    else sum_leading_into(operand.grad_buffer(), grad, sign);
+    if (operand.shape() != grad.shape()) sum_leading_into(operand.grad_buffer(), grad, sign);
+    else if (sign == 1.0f) operand.accumulate_grad(grad);
+    else operand.accumulate_grad(wai::scale(grad, sign));
 }
+
+namespace {  // each op type is private to its file
 
 struct Add final : Op {
     // y = a + b
@@ -24,6 +27,10 @@ struct Add final : Op {
     }
 };
 
+}  // namespace
+
+namespace {  // each op type is private to its file
+
 struct Subtract final : Op {
     // y = a - b
     static Value forward(const Value& a, const Value& b) {
@@ -36,6 +43,10 @@ struct Subtract final : Op {
     }
 };
 
+}  // namespace
+
+namespace {  // each op type is private to its file
+
 struct Multiply final : Op {
     // y = a * b, element by element
     static Value forward(const Value& a, const Value& b) {
@@ -45,7 +56,7 @@ struct Multiply final : Op {
     void apply(Node& out) override {
         Value& a = out.parents[0];
         Value& b = out.parents[1];
-        if (a.requires_grad()) add_scaled_inplace(a.grad_buffer(), wai::multiply(out.grad, b.value()));
+        if (a.requires_grad()) a.accumulate_grad(wai::multiply(out.grad, b.value()));
         if (b.requires_grad()) {
             Tensor g_times_a = out.grad;
             multiply_inplace(g_times_a, a.value());
@@ -53,6 +64,10 @@ struct Multiply final : Op {
         }
     }
 };
+
+}  // namespace
+
+namespace {  // each op type is private to its file
 
 struct Scale final : Op {
     float factor;
@@ -64,9 +79,13 @@ struct Scale final : Op {
     // da += factor * g
     void apply(Node& out) override {
         Value& a = out.parents[0];
-        if (a.requires_grad()) add_scaled_inplace(a.grad_buffer(), out.grad, factor);
+        if (a.requires_grad()) a.accumulate_grad(wai::scale(out.grad, factor));
     }
 };
+
+}  // namespace
+
+namespace {  // each op type is private to its file
 
 struct Sum final : Op {
     float factor;  // 1 for sum, 1/n for mean
@@ -85,6 +104,8 @@ struct Sum final : Op {
         for (int64_t i = 0; i < da.numel(); ++i) da[i] += g;
     }
 };
+
+}  // namespace
 
 Value add(const Value& a, const Value& b) { return Add::forward(a, b); }
 Value subtract(const Value& a, const Value& b) { return Subtract::forward(a, b); }

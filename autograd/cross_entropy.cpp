@@ -8,6 +8,8 @@
 
 namespace wai {
 
+namespace {  // each op type is private to its file
+
 struct CrossEntropy final : Op {
     std::vector<int> targets;
     Tensor probabilities;  // saved softmax of the logits, (N, V)
@@ -58,6 +60,8 @@ struct CrossEntropy final : Op {
         }
     }
 };
+
+}  // namespace
 
 Value cross_entropy(const Value& logits, const std::vector<int>& targets) {
     return CrossEntropy::forward(logits, targets);

@@ -6,6 +6,8 @@
 
 namespace wai {
 
+namespace {  // each op type is private to its file
+
 struct Embedding final : Op {
     std::vector<int> indices;  // saved: the backward scatters into these rows
     explicit Embedding(std::vector<int> i) : indices(std::move(i)) {}
@@ -40,6 +42,8 @@ struct Embedding final : Op {
         }
     }
 };
+
+}  // namespace
 
 Value embedding(const Value& table, const std::vector<int>& indices, const Shape& index_shape) {
     return Embedding::forward(table, indices, index_shape);

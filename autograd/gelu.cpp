@@ -5,6 +5,8 @@
 
 namespace wai {
 
+namespace {  // each op type is private to its file
+
 struct Gelu final : Op {
     // y = x * Phi(x) = 0.5 x (1 + erf(x / sqrt 2))
     static Value forward(const Value& x) { return record("gelu", wai::gelu(x.value()), {x}, std::make_unique<Gelu>()); }
@@ -14,6 +16,8 @@ struct Gelu final : Op {
         if (x.requires_grad()) gelu_backward_accumulate(x.grad_buffer(), x.value(), out.grad);
     }
 };
+
+}  // namespace
 
 Value gelu(const Value& x) { return Gelu::forward(x); }
 

@@ -7,6 +7,8 @@
 
 namespace wai {
 
+namespace {  // each op type is private to its file
+
 struct LayerNorm final : Op {
     std::vector<float> mean, rstd;  // per row: the mean and 1 / sqrt(var + eps)
 
@@ -76,6 +78,8 @@ struct LayerNorm final : Op {
         }
     }
 };
+
+}  // namespace
 
 Value layer_norm(const Value& x, const Value& weight, const Value& bias, float eps) {
     return LayerNorm::forward(x, weight, bias, eps);

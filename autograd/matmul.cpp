@@ -5,18 +5,22 @@
 
 namespace wai {
 
-// out += op(x) . op(y). When out is a single matrix but the product is batched (the gradient of an
-// operand that was shared by every batch entry), the batch entries are summed into it.
-static void accumulate_product(Tensor& out, const Tensor& x, bool trans_x, const Tensor& y, bool trans_y) {
+// target.grad += op(x) . op(y). When target is a single matrix but the product is batched (the
+// gradient of an operand that was shared by every batch entry), the batch entries are summed into it.
+static void accumulate_product(Value& target, const Tensor& x, bool trans_x, const Tensor& y, bool trans_y) {
     const MatmulPlan p = plan_matmul(x.shape(), y.shape(), trans_x, trans_y);
-    if (p.out_shape == out.shape()) {
-        matmul_accumulate(out, x, y, trans_x, trans_y);
+    if (p.out_shape == target.shape()) {
+        if (target.has_grad()) matmul_accumulate(target.grad_buffer(), x, y, trans_x, trans_y);
+        else target.accumulate_grad(wai::matmul(x, y, trans_x, trans_y));
         return;
     }
+    Tensor& out = target.grad_buffer();
     for (int64_t i = 0; i < p.batch; ++i)
         sgemm(trans_x, trans_y, p.M, p.N, p.K, 1.0f, x.data() + (x.rank() > 2 ? i * p.M * p.K : 0),
               y.data() + (y.rank() > 2 ? i * p.K * p.N : 0), 1.0f, out.data());
 }
+
+namespace {  // each op type is private to its file
 
 struct Matmul final : Op {
     bool trans_a, trans_b;
@@ -36,15 +40,17 @@ struct Matmul final : Op {
         Value& b = out.parents[1];
         const Tensor& g = out.grad;
         if (a.requires_grad()) {
-            if (!trans_a) accumulate_product(a.grad_buffer(), g, false, b.value(), !trans_b);
-            else accumulate_product(a.grad_buffer(), b.value(), trans_b, g, true);
+            if (!trans_a) accumulate_product(a, g, false, b.value(), !trans_b);
+            else accumulate_product(a, b.value(), trans_b, g, true);
         }
         if (b.requires_grad()) {
-            if (!trans_b) accumulate_product(b.grad_buffer(), a.value(), !trans_a, g, false);
-            else accumulate_product(b.grad_buffer(), g, true, a.value(), trans_a);
+            if (!trans_b) accumulate_product(b, a.value(), !trans_a, g, false);
+            else accumulate_product(b, g, true, a.value(), trans_a);
         }
     }
 };
+
+}  // namespace
 
 Value matmul(const Value& a, const Value& b, bool trans_a, bool trans_b) {
     return Matmul::forward(a, b, trans_a, trans_b);

@@ -8,6 +8,8 @@
 
 namespace wai {
 
+namespace {  // each op type is private to its file
+
 struct Reshape final : Op {
     // y = the same numbers under a new shape
     static Value forward(const Value& a, const Shape& shape) {
@@ -16,9 +18,11 @@ struct Reshape final : Op {
     // da += g under a's shape
     void apply(Node& out) override {
         Value& a = out.parents[0];
-        if (a.requires_grad()) add_scaled_inplace(a.grad_buffer(), out.grad.reshaped(a.shape()));
+        if (a.requires_grad()) a.accumulate_grad(out.grad.reshaped(a.shape()));
     }
 };
+
+}  // namespace
 
 // Copies `from` into a new tensor with axes axis0 and axis1 swapped. Shapes are padded to rank 4
 // at the front so one four-deep loop serves every rank.
@@ -34,7 +38,7 @@ static Tensor swap_axes(const Tensor& from, int axis0, int axis1) {
 
     Shape out_shape;
     for (int i = 0; i < rank; ++i) out_shape = out_shape.append(size[pad + i]);
-    Tensor out(out_shape);
+    Tensor out = Tensor::uninitialized(out_shape);
     float* dst = out.data();
     const float* src = from.data();
     for (int64_t i0 = 0; i0 < size[0]; ++i0)
@@ -44,6 +48,8 @@ static Tensor swap_axes(const Tensor& from, int axis0, int axis1) {
                     *dst++ = src[i0 * stride[0] + i1 * stride[1] + i2 * stride[2] + i3 * stride[3]];
     return out;
 }
+
+namespace {  // each op type is private to its file
 
 struct Transpose final : Op {
     int axis0, axis1;
@@ -60,9 +66,13 @@ struct Transpose final : Op {
     // da += g with the same two axes swapped back
     void apply(Node& out) override {
         Value& a = out.parents[0];
-        if (a.requires_grad()) add_scaled_inplace(a.grad_buffer(), swap_axes(out.grad, axis0, axis1));
+        if (a.requires_grad()) a.accumulate_grad(swap_axes(out.grad, axis0, axis1));
     }
 };
+
+}  // namespace
+
+namespace {  // each op type is private to its file
 
 struct SplitLast final : Op {
     int64_t offset;  // where this part starts within a's last axis
@@ -70,7 +80,7 @@ struct SplitLast final : Op {
 
     // Copies columns [offset, offset + part) of every row of `from` (rows of `width`).
     static Tensor slice(const Tensor& from, int64_t offset, int64_t part) {
-        Tensor out(from.shape().with_last(part));
+        Tensor out = Tensor::uninitialized(from.shape().with_last(part));
         const int64_t width = from.shape().last(), rows = from.shape().rows();
         for (int64_t r = 0; r < rows; ++r)
             for (int64_t c = 0; c < part; ++c) out[r * part + c] = from[r * width + offset + c];
@@ -99,6 +109,8 @@ struct SplitLast final : Op {
             for (int64_t c = 0; c < part; ++c) da[r * width + offset + c] += out.grad[r * part + c];
     }
 };
+
+}  // namespace
 
 Value reshape(const Value& a, const Shape& shape) { return Reshape::forward(a, shape); }
 Value transpose(const Value& a, int axis0, int axis1) { return Transpose::forward(a, axis0, axis1); }

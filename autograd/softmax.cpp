@@ -9,6 +9,8 @@
 
 namespace wai {
 
+namespace {  // each op type is private to its file
+
 struct Softmax final : Op {
     bool causal;
     explicit Softmax(bool c) : causal(c) {}
@@ -63,6 +65,8 @@ struct Softmax final : Op {
         }
     }
 };
+
+}  // namespace
 
 Value softmax(const Value& x, bool causal) { return Softmax::forward(x, causal); }
 

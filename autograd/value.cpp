@@ -50,6 +50,13 @@ Tensor& Value::grad_buffer() {
 
 void Value::zero_grad() { grad_buffer().fill(0.0f); }
 
+void Value::accumulate_grad(Tensor g) {
+    Node& node = checked(node_);
+    check_same_shape("accumulate_grad", node.value.shape(), g.shape());
+    if (node.grad.defined()) add_scaled_inplace(node.grad, g);
+    else node.grad = std::move(g);
+}
+
 Value record(const char* op_name, Tensor value, std::vector<Value> parents, std::unique_ptr<Op> op) {
     bool needs_grad = false;
     for (const Value& p : parents) needs_grad = needs_grad || p.requires_grad();
@@ -100,7 +107,7 @@ void Value::backward(const Tensor& seed) {
     for (Node* node : order)
         if (node->op) node->grad = Tensor();
     if (root.op) root.grad = seed;
-    else add_scaled_inplace(grad_buffer(), seed);
+    else accumulate_grad(seed);
 
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         Node* node = *it;

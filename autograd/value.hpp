@@ -34,6 +34,8 @@ public:
     const Tensor& grad() const;
     Tensor& grad_buffer();  // the gradient, first created as zeros of the value's shape
     void zero_grad();       // gradient set to zeros (kept allocated)
+    // grad += g. The first gradient to arrive is moved in whole (no zeros written, no addition).
+    void accumulate_grad(Tensor g);
 
     // Reverse-mode differentiation from this value. The one-argument form seeds d(root) = seed;
     // the plain form needs a one-element root and seeds 1. Leaf gradients add up over calls.

@@ -14,7 +14,7 @@ void exp_inplace(float* x, int64_t n) {
 }
 
 Tensor gelu(const Tensor& x) {
-    Tensor out(x.shape());
+    Tensor out = Tensor::uninitialized(x.shape());
     const float* in = x.data();
     float* y = out.data();
     const int64_t n = x.numel();

@@ -85,7 +85,7 @@ void run_plan(const MatmulPlan& p, GemmFunction gemm, const Tensor& a, const Ten
 
 Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b) {
     const MatmulPlan p = plan_matmul(a.shape(), b.shape(), trans_a, trans_b);
-    Tensor out(p.out_shape);
+    Tensor out = Tensor::uninitialized(p.out_shape);
     run_plan(p, sgemm, a, b, trans_a, trans_b, 0.0f, out);
     return out;
 }

@@ -19,7 +19,7 @@ namespace {
 template <typename F>
 Tensor broadcast_binary(const char* op, const Tensor& a, const Tensor& b, F f) {
     check_broadcast(op, a.shape(), b.shape());
-    Tensor out(a.shape());
+    Tensor out = Tensor::uninitialized(a.shape());
     const int64_t inner = b.numel(), outer = inner == 0 ? 0 : a.numel() / inner;
     const float* pa = a.data();
     const float* pb = b.data();
@@ -44,7 +44,7 @@ Tensor multiply(const Tensor& a, const Tensor& b) {
 }
 
 Tensor scale(const Tensor& a, float factor) {
-    Tensor out(a.shape());
+    Tensor out = Tensor::uninitialized(a.shape());
     for (int64_t i = 0; i < a.numel(); ++i) out[i] = factor * a[i];
     return out;
 }

@@ -9,6 +9,13 @@ namespace wai {
 
 Tensor::Tensor(const Shape& shape) : shape_(shape), data_(static_cast<size_t>(shape.numel()), 0.0f) {}
 
+Tensor Tensor::uninitialized(const Shape& shape) {
+    Tensor t;
+    t.shape_ = shape;
+    t.data_.resize(static_cast<size_t>(shape.numel()));
+    return t;
+}
+
 Tensor Tensor::full(const Shape& shape, float value) {
     Tensor t(shape);
     t.fill(value);
@@ -21,7 +28,7 @@ Tensor Tensor::from_values(const Shape& shape, std::vector<float> values) {
                     "needs " + std::to_string(shape.numel()) + " values, got " + std::to_string(values.size()));
     Tensor t;
     t.shape_ = shape;
-    t.data_ = std::move(values);
+    t.data_.assign(values.begin(), values.end());
     return t;
 }
 

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <vector>
 
 #include "tensor/random.hpp"
@@ -11,12 +12,29 @@
 
 namespace wai {
 
+// A std::allocator that leaves new floats uninitialised instead of zeroing them, so a result that
+// is about to be overwritten (a matmul's output, say) costs no memset.
+template <typename T>
+struct UninitializedAllocator : std::allocator<T> {
+    template <typename U>
+    struct rebind {
+        using other = UninitializedAllocator<U>;
+    };
+    template <typename U, typename... Args>
+    void construct(U* p, Args&&... args) {
+        if constexpr (sizeof...(Args) == 0) ::new (static_cast<void*>(p)) U;
+        else ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
+    }
+};
+
 class Tensor {
 public:
     Tensor() = default;  // undefined: no shape, no numbers (see defined())
     explicit Tensor(const Shape& shape);  // zeros
 
     static Tensor zeros(const Shape& shape) { return Tensor(shape); }
+    // Numbers left unset: only for results every element of which is written next.
+    static Tensor uninitialized(const Shape& shape);
     static Tensor full(const Shape& shape, float value);
     static Tensor from_values(const Shape& shape, std::vector<float> values);
     static Tensor scalar(float value) { return from_values(Shape{}, {value}); }
@@ -44,7 +62,7 @@ public:
 
 private:
     Shape shape_;
-    std::vector<float> data_;
+    std::vector<float, UninitializedAllocator<float>> data_;
 };
 
 // Throws std::invalid_argument "<op>: <a> and <b>: <why>" unless the shapes are equal.

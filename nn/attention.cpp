@@ -1,0 +1,54 @@
+// CausalSelfAttention: the forward as a chain of autograd ops; their backwards make its backward.
+// Leaves out fused score kernels: each step is its own op so a reader can follow the shapes.
+#include "nn/attention.hpp"
+
+#include <cmath>
+
+#include "autograd/ops.hpp"
+
+namespace wai {
+
+CausalSelfAttention::CausalSelfAttention(int64_t d, int64_t nh, const PositionEncoding& p, Generator& generator)
+    : dim(d), heads(nh), head_dim(nh > 0 ? d / nh : 0), position(p), qkv(d, 3 * d, generator), output(d, d, generator) {
+    if (nh <= 0 || d % nh != 0)
+        throw std::invalid_argument("CausalSelfAttention: " + std::to_string(nh) + " heads do not divide the width " +
+                                    std::to_string(d));
+    register_module("qkv", qkv);
+    register_module("output", output);
+}
+
+// (B, T, NH*H) -> (B, NH, T, H). With one head the layout is already right and only the shape changes.
+static Value split_heads(const Value& x, int64_t heads) {
+    const Shape& s = x.shape();
+    const int64_t B = s[0], T = s[1], H = s[2] / heads;
+    if (heads == 1) return reshape(x, Shape{B, 1, T, H});
+    return transpose(reshape(x, Shape{B, T, heads, H}), 1, 2);
+}
+
+// (B, NH, T, H) -> (B, T, NH*H)
+static Value merge_heads(const Value& x) {
+    const Shape& s = x.shape();
+    const int64_t B = s[0], NH = s[1], T = s[2], H = s[3];
+    if (NH == 1) return reshape(x, Shape{B, T, H});
+    return reshape(transpose(x, 1, 2), Shape{B, T, NH * H});
+}
+
+Value CausalSelfAttention::forward(const Value& x) const {
+    const Shape& s = x.shape();
+    if (s.rank() != 3 || s[2] != dim)
+        shape_error("CausalSelfAttention", s.str(), "expects (B, T, " + std::to_string(dim) + ")");
+    const int64_t T = s[1];
+    std::vector<Value> parts = split_last(qkv.forward(x), 3);                // 3 x (B, T, D)
+    const Value q = position.rotate_queries_keys(split_heads(parts[0], heads));  // (B, NH, T, H)
+    const Value k = position.rotate_queries_keys(split_heads(parts[1], heads));  // (B, NH, T, H)
+    const Value v = split_heads(parts[2], heads);                                // (B, NH, T, H)
+
+    Value scores = scale(matmul(q, k, false, true), score_scale / std::sqrt(static_cast<float>(head_dim)));  // (B, NH, T, T)
+    const Tensor bias = position.score_bias(heads, T);                                                    // (NH, T, T)
+    if (bias.defined()) scores = add(scores, Value(bias));
+    const Value weights = softmax(scores, /*causal=*/true);  // (B, NH, T, T)
+    if (keep_weights) last_weights = weights.value();
+    return output.forward(merge_heads(matmul(weights, v)));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
+}
+
+}  // namespace wai

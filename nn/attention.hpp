@@ -1,0 +1,25 @@
+// CausalSelfAttention: queries, keys and values from one Linear(D, 3D), NH heads of size H = D/NH,
+// scores s = scale * q k^T / sqrt(H) (+ the position scheme's bias), causal softmax, output Linear(D, D).
+// `score_scale` is 1 in training; at test time log(T)/log(T_train) keeps the softmax as sharp
+// over T keys as over T_train (Chiang & Cholak 2022). Leaves out dropout and key-value caching.
+#pragma once
+#include "nn/linear.hpp"
+#include "nn/position.hpp"
+
+namespace wai {
+
+class CausalSelfAttention : public Module {
+public:
+    CausalSelfAttention(int64_t dim, int64_t heads, const PositionEncoding& position, Generator& generator);
+    Value forward(const Value& x) const;  // (B, T, D) -> (B, T, D)
+    // The attention weights of the last forward, (B, NH, T, T), kept only when asked (for pictures).
+    mutable Tensor last_weights;
+    bool keep_weights = false;
+
+    int64_t dim, heads, head_dim;
+    float score_scale = 1.0f;
+    const PositionEncoding& position;
+    Linear qkv, output;  // D -> 3D, D -> D
+};
+
+}  // namespace wai

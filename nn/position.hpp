@@ -1,0 +1,25 @@
+// PositionEncoding: the two places a position scheme can enter the model, as the chapter shows.
+// Absolute schemes add to the token embeddings before the first block; relative ones act inside
+// attention, by rotating queries and keys (RoPE) or by adding a bias to the scores (ALiBi).
+// nn/ defines only this interface and the "none" scheme; the schemes themselves are positional/.
+#pragma once
+#include "nn/module.hpp"
+
+namespace wai {
+
+class PositionEncoding : public Module {
+public:
+    // Absolute place: h (B, T, D) -> (B, T, D), position t being index t of the sequence.
+    virtual Value add_to_embeddings(const Value& h) const { return h; }
+    // Relative place, queries and keys: x (B, NH, T, H) -> (B, NH, T, H).
+    virtual Value rotate_queries_keys(const Value& x) const { return x; }
+    // Relative place, scores: a constant (NH, T, T) added to the scores of every batch entry, or an
+    // undefined Tensor for none. Entry [h, m, n] is for query m and key n.
+    virtual Tensor score_bias(int64_t heads, int64_t T) const {
+        (void)heads, (void)T;
+        return Tensor();
+    }
+    virtual std::string spec() const { return "none"; }  // the spec string that names the scheme
+};
+
+}  // namespace wai

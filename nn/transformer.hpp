@@ -1,0 +1,39 @@
+// Transformer: token embedding, the position scheme's absolute part (if it has one), a stack of
+// Blocks, and Linear(D, n_out) on the last hidden state (no final LayerNorm, as in the chapter).
+// Leaves out generation and weight tying; the output is logits at every position.
+#pragma once
+#include <memory>
+
+#include "nn/block.hpp"
+#include "nn/embedding.hpp"
+
+namespace wai {
+
+struct TransformerConfig {
+    int64_t vocab = 16;     // V: token ids 0..V-1
+    int64_t outputs = 16;   // classes predicted at each position
+    int64_t dim = 64;       // D
+    int64_t layers = 2;
+    int64_t heads = 1;      // NH; head dim H = D / NH
+    int64_t mlp_hidden = 256;
+};
+
+class Transformer : public Module {
+public:
+    // The scheme is built by the caller (positional/make_position_encoding) and owned here.
+    // Parameters are drawn from `generator` in order: token embedding, blocks, head (a scheme with
+    // parameters drew its own when the caller built it).
+    Transformer(const TransformerConfig& config, std::unique_ptr<PositionEncoding> position, Generator& generator);
+    // tokens: B*T ids, row-major (B, T) -> logits (B, T, n_out)
+    Value forward(const std::vector<int>& tokens, int64_t B, int64_t T) const;
+    // Multiplies every attention score by `scale` from now on (1 restores training behaviour).
+    void set_score_scale(float scale);
+
+    TransformerConfig config;
+    std::unique_ptr<PositionEncoding> position;
+    Embedding tokens;
+    std::vector<std::unique_ptr<Block>> blocks;
+    Linear head;
+};
+
+}  // namespace wai

@@ -1,0 +1,123 @@
+// RoPE: the table, the fast rotation (OpenMP over rows), the reference loop, and the op.
+// The pair (a, b) at angle phi becomes (a cos phi - b sin phi, a sin phi + b cos phi); the inverse
+// rotation (angle -phi) is the backward, since a rotation's transpose is its inverse.
+// Leaves out caching tables across calls: building one is T * H/2 sin/cos pairs.
+#include "positional/rope.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "autograd/ops.hpp"
+#include "tensor/kernels.hpp"
+
+namespace wai {
+
+std::vector<double> rope_frequencies(int64_t head_dim, double base) {
+    if (head_dim <= 0 || head_dim % 2 != 0)
+        throw std::invalid_argument("rope: the head dimension must be even and positive, got " + std::to_string(head_dim));
+    std::vector<double> theta(head_dim / 2);
+    for (int64_t i = 0; i < head_dim / 2; ++i) theta[i] = std::pow(base, -2.0 * static_cast<double>(i) / head_dim);
+    return theta;
+}
+
+RopeTable make_rope_table(int64_t positions, const std::vector<double>& frequencies, RopePairing pairing,
+                          double position_scale) {
+    RopeTable table;
+    table.positions = positions;
+    table.pairs = static_cast<int64_t>(frequencies.size());
+    table.pairing = pairing;
+    table.cos.resize(positions * table.pairs);
+    table.sin.resize(positions * table.pairs);
+    for (int64_t t = 0; t < positions; ++t)
+        for (int64_t i = 0; i < table.pairs; ++i) {
+            const double angle = static_cast<double>(t) * position_scale * frequencies[i];
+            table.cos[t * table.pairs + i] = static_cast<float>(std::cos(angle));
+            table.sin[t * table.pairs + i] = static_cast<float>(std::sin(angle));
+        }
+    return table;
+}
+
+// Where the two members of pair i sit in a row of H numbers.
+static inline int64_t first_of_pair(int64_t i, RopePairing p) { return p == RopePairing::interleaved ? 2 * i : i; }
+static inline int64_t second_of_pair(int64_t i, int64_t pairs, RopePairing p) {
+    return p == RopePairing::interleaved ? 2 * i + 1 : i + pairs;
+}
+
+Tensor rope_rotate(const Tensor& x, const RopeTable& table, bool inverse) {
+    const Shape& s = x.shape();
+    if (s.rank() < 2 || s.last() != 2 * table.pairs || s[s.rank() - 2] > table.positions)
+        shape_error("rope", s.str(), "expects (..., T, H) with H = " + std::to_string(2 * table.pairs) + " and T <= " +
+                                         std::to_string(table.positions));
+    const int64_t H = s.last(), T = s[s.rank() - 2], rows = s.rows(), pairs = table.pairs;
+    const float direction = inverse ? -1.0f : 1.0f;
+    Tensor out = Tensor::uninitialized(s);
+    #pragma omp parallel for if (rows * H > 32768) schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+        const int64_t t = r % T;
+        const float* c = table.cos.data() + t * pairs;
+        const float* sn = table.sin.data() + t * pairs;
+        const float* in = x.data() + r * H;
+        float* o = out.data() + r * H;
+        for (int64_t i = 0; i < pairs; ++i) {
+            const int64_t j1 = first_of_pair(i, table.pairing), j2 = second_of_pair(i, pairs, table.pairing);
+            const float a = in[j1], b = in[j2], sine = direction * sn[i];
+            o[j1] = a * c[i] - b * sine;
+            o[j2] = a * sine + b * c[i];
+        }
+    }
+    return out;
+}
+
+Tensor rope_rotate_reference(const Tensor& x, double base, RopePairing pairing, bool inverse) {
+    const Shape& s = x.shape();
+    const int64_t H = s.last(), T = s[s.rank() - 2], pairs = H / 2;
+    Tensor out(s);
+    for (int64_t r = 0; r < s.rows(); ++r)
+        for (int64_t i = 0; i < pairs; ++i) {
+            const double angle = (inverse ? -1.0 : 1.0) * static_cast<double>(r % T) * std::pow(base, -2.0 * i / H);
+            const int64_t j1 = pairing == RopePairing::interleaved ? 2 * i : i;
+            const int64_t j2 = pairing == RopePairing::interleaved ? 2 * i + 1 : i + pairs;
+            const double a = x[r * H + j1], b = x[r * H + j2];
+            out[r * H + j1] = static_cast<float>(a * std::cos(angle) - b * std::sin(angle));
+            out[r * H + j2] = static_cast<float>(a * std::sin(angle) + b * std::cos(angle));
+        }
+    return out;
+}
+
+namespace {  // each op type is private to its file
+
+struct Rope final : Op {
+    const RopeTable table;  // a copy: the op must outlive the caller's table
+    explicit Rope(RopeTable t) : table(std::move(t)) {}
+    // y = R(t * theta) x, pair by pair
+    static Value forward(const Value& x, const RopeTable& table) {
+        return record("rope", rope_rotate(x.value(), table), {x}, std::make_unique<Rope>(table));
+    }
+    // dx += R(t * theta)^T g = R(-t * theta) g
+    void apply(Node& out) override {
+        Value& x = out.parents[0];
+        if (x.requires_grad()) x.accumulate_grad(rope_rotate(out.grad, table, /*inverse=*/true));
+    }
+};
+
+}  // namespace
+
+Value rope(const Value& x, const RopeTable& table) { return Rope::forward(x, table); }
+
+RotaryPositions::RotaryPositions(int64_t h, double b, RopePairing p) : head_dim(h), base(b), pairing(p) {
+    rope_frequencies(h, b);  // validates the head dimension now rather than at the first forward
+}
+
+Value RotaryPositions::rotate_queries_keys(const Value& x) const {
+    const int64_t T = x.shape()[x.shape().rank() - 2];
+    return rope(x, make_rope_table(T, rope_frequencies(head_dim, base), pairing));
+}
+
+std::string RotaryPositions::spec() const {
+    if (base == 10000.0) return "rope";
+    std::ostringstream s;
+    s << "rope:" << base;
+    return s.str();
+}
+
+}  // namespace wai

@@ -1,0 +1,33 @@
+// Evaluation loop: forward in chunks, argmax per position, count. Leaves out ties: the first maximum wins.
+#include "tasks/evaluate.hpp"
+
+#include <algorithm>
+
+#include "autograd/ops.hpp"
+
+namespace wai {
+
+Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff, int64_t chunk) {
+    NoGradScope no_grad;
+    Evaluation result;
+    const int64_t T = batch.T;
+    for (int64_t first = 0; first < batch.B; first += chunk) {
+        const int64_t B = std::min(chunk, batch.B - first);
+        const std::vector<int> tokens(batch.tokens.begin() + first * T, batch.tokens.begin() + (first + B) * T);
+        const Tensor logits = model.forward(tokens, B, T).value();  // (B, T, n_out)
+        const int64_t classes = logits.shape().last();
+        for (int64_t n = 0; n < B * T; ++n) {
+            const int target = batch.targets[first * T + n];
+            if (target == ignore_index) continue;
+            const float* row = logits.data() + n * classes;
+            const int predicted = static_cast<int>(std::max_element(row, row + classes) - row);
+            const Accuracy hit{predicted == target ? 1 : 0, 1};
+            result.all.add(hit);
+            if (n % T >= cutoff) result.from_cutoff.add(hit);
+            result.always_zero.add({target == 0 ? 1 : 0, 1});
+        }
+    }
+    return result;
+}
+
+}  // namespace wai

@@ -1,0 +1,25 @@
+// Evaluation: accuracy of a model's argmax at the scored positions of test batches, with no graph.
+// Also counts the positions at or past a given index separately ("positions past 32"), and the
+// accuracy of always answering class 0 (seen's always-"no" baseline). Leaves out loss on test data.
+#pragma once
+#include "nn/transformer.hpp"
+#include "tasks/task.hpp"
+
+namespace wai {
+
+struct Accuracy {
+    int64_t correct = 0, scored = 0;
+    double value() const { return scored ? static_cast<double>(correct) / scored : 0.0; }
+    void add(const Accuracy& other) { correct += other.correct, scored += other.scored; }
+};
+
+struct Evaluation {
+    Accuracy all;          // every scored position
+    Accuracy from_cutoff;  // scored positions t >= cutoff
+    Accuracy always_zero;  // what answering class 0 everywhere would score
+};
+
+// Runs the model on `batch` in chunks of `chunk` sequences under a NoGradScope.
+Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff, int64_t chunk = 64);
+
+}  // namespace wai

@@ -1,0 +1,136 @@
+// The training loop and the evaluation protocol of one experiment run.
+// Leaves out learning-rate schedules, gradient clipping and checkpoints: the chapter uses none.
+#include "tasks/experiment.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+#include "nn/adamw.hpp"
+#include "nn/loss.hpp"
+#include "positional/length_scaling.hpp"
+#include "positional/make_position.hpp"
+#include "tasks/evaluate.hpp"
+
+namespace wai {
+
+uint64_t stream_seed(uint64_t seed, uint64_t stream) { return seed * 0x9e3779b97f4a7c15ULL + stream * 0xd1b54a32d192ed03ULL + 1; }
+
+namespace {
+
+enum Stream : uint64_t { init_stream = 1, train_stream = 2, test_stream = 1000 };
+
+Task configured_task(const RunConfig& c) {
+    Task task = make_task(c.task);
+    if (c.vocab > 0) task.vocab = c.vocab;
+    task.lag = c.lag;
+    return task;
+}
+
+}  // namespace
+
+Batch test_batch(const Task& task, uint64_t seed, int64_t length, int64_t sequences) {
+    Generator generator(stream_seed(seed, test_stream + static_cast<uint64_t>(length)));
+    return task.sample(generator, sequences, length);
+}
+
+void validate(const RunConfig& c) {
+    const Task task = configured_task(c);
+    const PositionSpec spec = parse_position_spec(c.scheme);
+    auto positive = [](int64_t v, const char* what) {
+        if (v <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(v));
+    };
+    positive(c.steps, "--steps");
+    positive(c.batch, "--batch");
+    positive(c.train_length, "--train-len");
+    positive(c.dim, "--dim");
+    positive(c.layers, "--layers");
+    positive(c.heads, "--heads");
+    positive(c.mlp_hidden, "--mlp");
+    positive(c.eval_sequences, "--eval-seqs");
+    if (c.vocab < 0) throw std::invalid_argument("--vocab must be positive, got " + std::to_string(c.vocab));
+    if (task.kind == Task::Kind::seen && task.vocab < 2) throw std::invalid_argument("--vocab must be at least 2 for seen");
+    if (!(c.lr > 0.0f) || !std::isfinite(c.lr)) throw std::invalid_argument("--lr must be a positive number");
+    if (c.dim % c.heads != 0)
+        throw std::invalid_argument("--heads " + std::to_string(c.heads) + " does not divide --dim " + std::to_string(c.dim));
+    if (spec.kind == PositionSpec::Kind::rope && (c.dim / c.heads) % 2 != 0)
+        throw std::invalid_argument("rope needs an even head dimension, got " + std::to_string(c.dim / c.heads));
+    if (task.kind == Task::Kind::lag) {
+        positive(c.lag, "--lag");
+        if (c.lag >= c.train_length)
+            throw std::invalid_argument("--lag " + std::to_string(c.lag) + " must be smaller than --train-len " +
+                                        std::to_string(c.train_length) + ", or no position is scored");
+    }
+    if (c.test_lengths.empty()) throw std::invalid_argument("--test-lens needs at least one length");
+    for (int64_t length : c.test_lengths) {
+        positive(length, "a test length");
+        if (task.kind == Task::Kind::lag && length <= c.lag)
+            throw std::invalid_argument("test length " + std::to_string(length) + " must be longer than --lag " +
+                                        std::to_string(c.lag));
+        if (spec.kind == PositionSpec::Kind::learned && length > learned_table_rows)
+            throw std::invalid_argument("test length " + std::to_string(length) + " is past the learned table's " +
+                                        std::to_string(learned_table_rows) + " rows (positions 0.." +
+                                        std::to_string(learned_table_rows - 1) + ")");
+    }
+    if (spec.kind == PositionSpec::Kind::learned && c.train_length > learned_table_rows)
+        throw std::invalid_argument("--train-len " + std::to_string(c.train_length) + " is past the learned table's " +
+                                    std::to_string(learned_table_rows) + " rows");
+}
+
+RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
+    validate(c);
+    const Task task = configured_task(c);
+    const PositionSpec spec = parse_position_spec(c.scheme);
+
+    TransformerConfig model_config;
+    model_config.vocab = task.vocab;
+    model_config.outputs = task.outputs();
+    model_config.dim = c.dim;
+    model_config.layers = c.layers;
+    model_config.heads = c.heads;
+    model_config.mlp_hidden = c.mlp_hidden;
+    Generator init(stream_seed(c.seed, init_stream));
+    auto position = make_position_encoding(spec, c.dim, c.heads, init);
+    Transformer model(model_config, std::move(position), init);
+
+    AdamWConfig optimizer_config;
+    optimizer_config.lr = c.lr;
+    AdamW optimizer(model.parameters(), optimizer_config);
+    Generator data(stream_seed(c.seed, train_stream));
+
+    RunResult result;
+    const auto start = std::chrono::steady_clock::now();
+    for (int64_t step = 1; step <= c.steps; ++step) {
+        const Batch batch = task.sample(data, c.batch, c.train_length);
+        Value loss = sequence_loss(model.forward(batch.tokens, batch.B, batch.T), batch.targets);
+        const double loss_value = loss.value().item();
+        if (!std::isfinite(loss_value))
+            throw std::runtime_error("training stopped at step " + std::to_string(step) + ": the loss is " +
+                                     std::to_string(loss_value) + " (try a smaller --lr)");
+        optimizer.zero_grad();
+        loss.backward();
+        optimizer.step();
+        result.final_loss = loss_value;
+        if (progress) progress(step, c.steps, loss_value);
+    }
+    result.seconds_training = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+
+    int64_t longest = 0;
+    for (int64_t length : c.test_lengths) longest = std::max(longest, length);
+    for (int64_t length : c.test_lengths) {
+        const Batch batch = test_batch(task, c.seed, length, c.eval_sequences);
+        const Evaluation e = evaluate(model, batch, c.train_length);
+        result.accuracy.push_back(e.all.value());
+        if (length == longest) {
+            result.past_train_accuracy = e.from_cutoff.value();
+            result.always_no_accuracy = e.always_zero.value();
+        }
+    }
+    const Batch longest_batch = test_batch(task, c.seed, longest, c.eval_sequences);
+    model.set_score_scale(log_length_scale(longest, c.train_length));
+    result.scaled_accuracy = evaluate(model, longest_batch, c.train_length).all.value();
+    model.set_score_scale(1.0f);
+    return result;
+}
+
+}  // namespace wai

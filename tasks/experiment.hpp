@@ -1,0 +1,54 @@
+// One run of the chapter's experiment: build the model for a task and scheme, train it on fresh
+// batches of length train_length, then test at each test length; at the longest, also on the
+// positions past train_length only, and with every score scaled by log(T)/log(train_length).
+// Leaves out the command line (tasks/train_position.cpp) and running several runs (the Makefile).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "nn/transformer.hpp"
+#include "tasks/task.hpp"
+
+namespace wai {
+
+struct RunConfig {
+    std::string task = "lag";
+    std::string scheme = "none";
+    uint64_t seed = 0;
+    int64_t steps = 2000, batch = 64, train_length = 32;
+    std::vector<int64_t> test_lengths{32, 64, 128};
+    int64_t dim = 64, layers = 2, heads = 1, mlp_hidden = 256;
+    float lr = 1e-3f;
+    int64_t lag = 3;
+    int64_t vocab = 0;  // 0: the task's own (16 for lag, 96 for seen)
+    int64_t eval_sequences = 256;
+};
+
+struct RunResult {
+    std::vector<double> accuracy;  // one per test length
+    double past_train_accuracy = 0;  // at the longest length, positions >= train_length
+    double scaled_accuracy = 0;      // at the longest length, scores x log(T)/log(train_length)
+    double always_no_accuracy = 0;   // at the longest length, answering 0 everywhere (for seen)
+    double final_loss = 0;
+    double seconds_training = 0;
+};
+
+// Progress after each step: step (1-based), total steps, loss.
+using ProgressFunction = std::function<void(int64_t, int64_t, double)>;
+
+// Throws std::invalid_argument for a configuration that cannot run (with a one-line reason), and
+// std::runtime_error if the loss stops being finite (naming the step).
+RunResult run_experiment(const RunConfig& config, const ProgressFunction& progress = {});
+
+// Checks everything run_experiment would refuse, without training; throws the same errors.
+void validate(const RunConfig& config);
+
+// The test batches for a run: they depend only on the task, seed, length and count, so every
+// scheme of a seed is tested on the same sequences.
+Batch test_batch(const Task& task, uint64_t seed, int64_t length, int64_t sequences);
+
+// Separate, reproducible generator streams derived from a run's seed.
+uint64_t stream_seed(uint64_t seed, uint64_t stream);
+
+}  // namespace wai

@@ -1,0 +1,74 @@
+// Result lines: formatting with fixed widths and three decimals, and a strict parser.
+// Leaves out tolerance for variations in spacing beyond what the writer produces.
+#include "tasks/result_line.hpp"
+
+#include <cstdio>
+#include <regex>
+#include <sstream>
+
+namespace wai {
+
+std::string format_result_line(const RunConfig& c, const RunResult& r) {
+    char head[96];
+    std::snprintf(head, sizeof head, "%-4s %-12s seed %llu: length ", c.task.c_str(), c.scheme.c_str(),
+                  static_cast<unsigned long long>(c.seed));
+    std::string line = head;
+    int64_t longest = 0;
+    for (size_t i = 0; i < c.test_lengths.size(); ++i) {
+        line += (i ? " / " : "") + std::to_string(c.test_lengths[i]);
+        longest = std::max(longest, c.test_lengths[i]);
+    }
+    line += ":";
+    char number[32];
+    for (size_t i = 0; i < r.accuracy.size(); ++i) {
+        std::snprintf(number, sizeof number, "%s%.3f", i ? " / " : " ", r.accuracy[i]);
+        line += number;
+    }
+    const std::string L = std::to_string(longest), train = std::to_string(c.train_length);
+    std::snprintf(number, sizeof number, "%.3f", r.past_train_accuracy);
+    line += "; at " + L + ", positions past " + train + ": " + number;
+    std::snprintf(number, sizeof number, "%.3f", r.scaled_accuracy);
+    line += "; scores x log" + L + "/log" + train + ": " + number;
+    return line;
+}
+
+static std::vector<std::string> split(const std::string& text, const std::string& separator) {
+    std::vector<std::string> parts;
+    size_t start = 0, at;
+    while ((at = text.find(separator, start)) != std::string::npos) {
+        parts.push_back(text.substr(start, at - start));
+        start = at + separator.size();
+    }
+    parts.push_back(text.substr(start));
+    return parts;
+}
+
+std::optional<ResultLine> parse_result_line(const std::string& line) {
+    static const std::regex pattern(
+        R"(^(\S+) +(\S+) +seed (\d+): length ([0-9 /]+): ([0-9. /]+); at (\d+), positions past (\d+): (\d\.\d{3}); )"
+        R"(scores x log(\d+)/log(\d+): (\d\.\d{3})$)");
+    std::smatch m;
+    if (!std::regex_match(line, m, pattern)) return std::nullopt;
+    ResultLine r;
+    r.task = m[1];
+    r.scheme = m[2];
+    r.seed = std::stoull(m[3]);
+    for (const std::string& s : split(m[4], " / ")) {
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+        r.lengths.push_back(std::stoll(s));
+    }
+    for (const std::string& s : split(m[5], " / ")) {
+        if (!std::regex_match(s, std::regex(R"(\d\.\d{3})"))) return std::nullopt;
+        r.accuracy.push_back(std::stod(s));
+    }
+    r.train_length = std::stoll(m[7]);
+    r.past_train = std::stod(m[8]);
+    r.scaled = std::stod(m[11]);
+    const int64_t longest = *std::max_element(r.lengths.begin(), r.lengths.end());
+    if (r.lengths.size() != r.accuracy.size() || std::stoll(m[6]) != longest || std::stoll(m[9]) != longest ||
+        std::stoll(m[10]) != r.train_length)
+        return std::nullopt;
+    return r;
+}
+
+}  // namespace wai

@@ -1,0 +1,161 @@
+// train_position: one run of the chapter's experiment from the command line, one result line on stdout.
+//   build/train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]
+//     [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N] [--eval-seqs N]
+//     [--threads N] [--quiet]
+// Progress goes to stderr when it is a terminal. Bad input: one line, the usage, exit code 2.
+// Leaves out running several runs (make experiment does that).
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "tasks/experiment.hpp"
+#include "tasks/result_line.hpp"
+#include "tensor/runtime.hpp"
+
+using namespace wai;
+
+namespace {
+
+const char* const usage =
+    "usage: train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]\n"
+    "                      [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N]\n"
+    "                      [--eval-seqs N] [--threads N] [--quiet]\n"
+    "  TASK    lag | seen\n"
+    "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope]\n"
+    "  SEED    a non-negative integer\n";
+
+struct UsageError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+int64_t parse_integer(const std::string& text, const std::string& what) {
+    errno = 0;
+    char* end = nullptr;
+    const long long value = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
+        throw UsageError(what + " needs an integer, got '" + text + "'");
+    return value;
+}
+
+float parse_float(const std::string& text, const std::string& what) {
+    errno = 0;
+    char* end = nullptr;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value))
+        throw UsageError(what + " needs a number, got '" + text + "'");
+    return static_cast<float>(value);
+}
+
+std::vector<int64_t> parse_lengths(const std::string& text) {
+    std::vector<int64_t> lengths;
+    std::stringstream s(text);
+    std::string item;
+    while (std::getline(s, item, ',')) lengths.push_back(parse_integer(item, "--test-lens"));
+    if (lengths.empty() || text.back() == ',') throw UsageError("--test-lens needs a list like 32,64,128, got '" + text + "'");
+    return lengths;
+}
+
+struct Options {
+    RunConfig run;
+    int threads = 0;  // 0: leave OpenMP's and OpenBLAS's own setting
+    bool quiet = false;
+};
+
+Options parse(int argc, char** argv) {
+    Options o;
+    std::vector<std::string> positional;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.rfind("--", 0) != 0) {
+            positional.push_back(arg);
+            continue;
+        }
+        if (arg == "--quiet") {
+            o.quiet = true;
+            continue;
+        }
+        if (i + 1 >= argc) throw UsageError(arg + " needs a value");
+        const std::string value = argv[++i];
+        RunConfig& r = o.run;
+        if (arg == "--steps") r.steps = parse_integer(value, arg);
+        else if (arg == "--batch") r.batch = parse_integer(value, arg);
+        else if (arg == "--train-len") r.train_length = parse_integer(value, arg);
+        else if (arg == "--test-lens") r.test_lengths = parse_lengths(value);
+        else if (arg == "--dim") r.dim = parse_integer(value, arg);
+        else if (arg == "--layers") r.layers = parse_integer(value, arg);
+        else if (arg == "--heads") r.heads = parse_integer(value, arg);
+        else if (arg == "--mlp") r.mlp_hidden = parse_integer(value, arg);
+        else if (arg == "--lr") r.lr = parse_float(value, arg);
+        else if (arg == "--lag") r.lag = parse_integer(value, arg);
+        else if (arg == "--vocab") {
+            r.vocab = parse_integer(value, arg);
+            if (r.vocab <= 0) throw UsageError("--vocab must be positive, got " + value);
+        } else if (arg == "--eval-seqs") r.eval_sequences = parse_integer(value, arg);
+        else if (arg == "--threads") {
+            const int64_t threads = parse_integer(value, arg);
+            if (threads <= 0 || threads > 1024) throw UsageError("--threads must be between 1 and 1024, got " + value);
+            o.threads = static_cast<int>(threads);
+        } else throw UsageError("unknown flag '" + arg + "'");
+    }
+    if (positional.size() != 3)
+        throw UsageError("expected TASK SCHEME SEED, got " + std::to_string(positional.size()) + " positional arguments");
+    o.run.task = positional[0];
+    o.run.scheme = positional[1];
+    const int64_t seed = parse_integer(positional[2], "SEED");
+    if (seed < 0) throw UsageError("SEED must be a non-negative integer, got " + positional[2]);
+    o.run.seed = static_cast<uint64_t>(seed);
+    validate(o.run);  // unknown task, bad scheme, sizes: all refused before any training
+    return o;
+}
+
+// "\rstep 500/2000  loss 0.1234  41.2 steps/s  36 s left", redrawn at most four times a second.
+class ProgressLine {
+public:
+    void operator()(int64_t step, int64_t total, double loss) {
+        const auto now = std::chrono::steady_clock::now();
+        if (step == 1) start_ = now;
+        const double elapsed = std::chrono::duration<double>(now - start_).count();
+        if (step != total && now - last_ < std::chrono::milliseconds(250)) return;
+        last_ = now;
+        const double rate = elapsed > 0 ? (step - 1) / elapsed : 0.0;
+        const double left = rate > 0 ? (total - step) / rate : 0.0;
+        std::fprintf(stderr, "\rstep %lld/%lld  loss %.4f  %.1f steps/s  %.0f s left   ", static_cast<long long>(step),
+                     static_cast<long long>(total), loss, rate, left);
+        if (step == total) std::fprintf(stderr, "\n");
+    }
+
+private:
+    std::chrono::steady_clock::time_point start_, last_;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    prepare_process(argv);
+    Options options;
+    try {
+        options = parse(argc, argv);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "train_position: %s\n%s", e.what(), usage);
+        return 2;
+    }
+    set_threads(options.threads);
+    try {
+        ProgressLine line;
+        const bool show = !options.quiet && isatty(STDERR_FILENO);
+        const RunResult result = run_experiment(options.run, show ? ProgressFunction(std::ref(line)) : ProgressFunction());
+        std::printf("%s\n", format_result_line(options.run, result).c_str());
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "train_position: %s\n", e.what());
+        return 1;
+    }
+}
