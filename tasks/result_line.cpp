@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <regex>
 #include <sstream>
+#include <stdexcept>
 
 namespace wai {
 
@@ -49,26 +50,31 @@ std::optional<ResultLine> parse_result_line(const std::string& line) {
         R"(scores x log(\d+)/log(\d+): (\d\.\d{3})$)");
     std::smatch m;
     if (!std::regex_match(line, m, pattern)) return std::nullopt;
-    ResultLine r;
-    r.task = m[1];
-    r.scheme = m[2];
-    r.seed = std::stoull(m[3]);
-    for (const std::string& s : split(m[4], " / ")) {
-        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
-        r.lengths.push_back(std::stoll(s));
-    }
-    for (const std::string& s : split(m[5], " / ")) {
-        if (!std::regex_match(s, std::regex(R"(\d\.\d{3})"))) return std::nullopt;
-        r.accuracy.push_back(std::stod(s));
-    }
-    r.train_length = std::stoll(m[7]);
-    r.past_train = std::stod(m[8]);
-    r.scaled = std::stod(m[11]);
-    const int64_t longest = *std::max_element(r.lengths.begin(), r.lengths.end());
-    if (r.lengths.size() != r.accuracy.size() || std::stoll(m[6]) != longest || std::stoll(m[9]) != longest ||
-        std::stoll(m[10]) != r.train_length)
+    // The pattern admits digit runs of any length: one too long for its integer is refused, not thrown.
+    try {
+        ResultLine r;
+        r.task = m[1];
+        r.scheme = m[2];
+        r.seed = std::stoull(m[3]);
+        for (const std::string& s : split(m[4], " / ")) {
+            if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos) return std::nullopt;
+            r.lengths.push_back(std::stoll(s));
+        }
+        for (const std::string& s : split(m[5], " / ")) {
+            if (!std::regex_match(s, std::regex(R"(\d\.\d{3})"))) return std::nullopt;
+            r.accuracy.push_back(std::stod(s));
+        }
+        r.train_length = std::stoll(m[7]);
+        r.past_train = std::stod(m[8]);
+        r.scaled = std::stod(m[11]);
+        const int64_t longest = *std::max_element(r.lengths.begin(), r.lengths.end());
+        if (r.lengths.size() != r.accuracy.size() || std::stoll(m[6]) != longest || std::stoll(m[9]) != longest ||
+            std::stoll(m[10]) != r.train_length)
+            return std::nullopt;
+        return r;
+    } catch (const std::out_of_range&) {
         return std::nullopt;
-    return r;
+    }
 }
 
 }  // namespace wai
