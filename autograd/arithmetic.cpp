@@ -6,11 +6,13 @@
 namespace wai {
 
 // Adds the gradient of a broadcast operand: summed over the leading dimensions it was repeated on.
-static void accumulate_broadcast(Value& operand, const Tensor& grad, float sign) {
+// With `last_use`, grad is not needed afterwards and may be moved into the operand.
+static void accumulate_broadcast(Value& operand, Tensor& grad, float sign, bool last_use) {
     if (!operand.requires_grad()) return;
     if (operand.shape() != grad.shape()) sum_leading_into(operand.grad_buffer(), grad, sign);
-    else if (sign == 1.0f) operand.accumulate_grad(grad);
-    else operand.accumulate_grad(wai::scale(grad, sign));
+    else if (sign != 1.0f) operand.accumulate_grad(wai::scale(grad, sign));
+    else if (last_use) operand.accumulate_grad(std::move(grad));
+    else operand.accumulate_grad(grad);
 }
 
 namespace {  // each op type is private to its file
@@ -22,8 +24,8 @@ struct Add final : Op {
     }
     // da += g; db += g summed over the broadcast dimensions
     void apply(Node& out) override {
-        accumulate_broadcast(out.parents[0], out.grad, 1.0f);
-        accumulate_broadcast(out.parents[1], out.grad, 1.0f);
+        accumulate_broadcast(out.parents[1], out.grad, 1.0f, false);
+        accumulate_broadcast(out.parents[0], out.grad, 1.0f, true);
     }
 };
 
@@ -38,8 +40,8 @@ struct Subtract final : Op {
     }
     // da += g; db -= g summed over the broadcast dimensions
     void apply(Node& out) override {
-        accumulate_broadcast(out.parents[0], out.grad, 1.0f);
-        accumulate_broadcast(out.parents[1], out.grad, -1.0f);
+        accumulate_broadcast(out.parents[1], out.grad, -1.0f, false);
+        accumulate_broadcast(out.parents[0], out.grad, 1.0f, true);
     }
 };
 
@@ -60,7 +62,7 @@ struct Multiply final : Op {
         if (b.requires_grad()) {
             Tensor g_times_a = out.grad;
             multiply_inplace(g_times_a, a.value());
-            accumulate_broadcast(b, g_times_a, 1.0f);
+            accumulate_broadcast(b, g_times_a, 1.0f, true);
         }
     }
 };

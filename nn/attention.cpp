@@ -17,19 +17,20 @@ CausalSelfAttention::CausalSelfAttention(int64_t d, int64_t nh, const PositionEn
     register_module("output", output);
 }
 
-// (B, T, NH*H) -> (B, NH, T, H). With one head the layout is already right and only the shape changes.
+// (B, T, NH*H) -> (B, NH, T, H). With one head, (B, T, H) already is (B, 1, T, H) without the 1, and
+// every op after this (rope, matmul, softmax) works on (..., T, H): no copy is made.
 static Value split_heads(const Value& x, int64_t heads) {
+    if (heads == 1) return x;
     const Shape& s = x.shape();
     const int64_t B = s[0], T = s[1], H = s[2] / heads;
-    if (heads == 1) return reshape(x, Shape{B, 1, T, H});
     return transpose(reshape(x, Shape{B, T, heads, H}), 1, 2);
 }
 
-// (B, NH, T, H) -> (B, T, NH*H)
-static Value merge_heads(const Value& x) {
+// (B, NH, T, H) -> (B, T, NH*H); with one head, (B, T, H) stays as it is.
+static Value merge_heads(const Value& x, int64_t heads) {
+    if (heads == 1) return x;
     const Shape& s = x.shape();
     const int64_t B = s[0], NH = s[1], T = s[2], H = s[3];
-    if (NH == 1) return reshape(x, Shape{B, T, H});
     return reshape(transpose(x, 1, 2), Shape{B, T, NH * H});
 }
 
@@ -44,11 +45,11 @@ Value CausalSelfAttention::forward(const Value& x) const {
     const Value v = split_heads(parts[2], heads);                                // (B, NH, T, H)
 
     Value scores = scale(matmul(q, k, false, true), score_scale / std::sqrt(static_cast<float>(head_dim)));  // (B, NH, T, T)
-    const Tensor bias = position.score_bias(heads, T);                                                    // (NH, T, T)
-    if (bias.defined()) scores = add(scores, Value(bias));
+    Tensor bias = position.score_bias(heads, T);                                                          // (NH, T, T)
+    if (bias.defined()) scores = add(scores, Value(heads == 1 ? std::move(bias).reshaped(Shape{T, T}) : bias));
     const Value weights = softmax(scores, /*causal=*/true);  // (B, NH, T, T)
-    if (keep_weights) last_weights = weights.value();
-    return output.forward(merge_heads(matmul(weights, v)));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
+    if (keep_weights) last_weights = weights.value().reshaped(Shape{s[0], heads, T, T});
+    return output.forward(merge_heads(matmul(weights, v), heads));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
 }
 
 }  // namespace wai
