@@ -35,6 +35,7 @@ const char* const usage =
 struct UsageError : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
 };
+struct HelpRequested {};
 
 int64_t parse_integer(const std::string& text, const std::string& what) {
     errno = 0;
@@ -78,6 +79,7 @@ Options parse(int argc, char** argv) {
             positional.push_back(arg);
             continue;
         }
+        if (arg == "--help" || arg == "-h") throw HelpRequested();
         if (arg == "--quiet") {
             o.quiet = true;
             continue;
@@ -143,6 +145,9 @@ int main(int argc, char** argv) {
     Options options;
     try {
         options = parse(argc, argv);
+    } catch (const HelpRequested&) {
+        std::printf("%s", usage);
+        return 0;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "train_position: %s\n%s", e.what(), usage);
         return 2;
