@@ -42,6 +42,7 @@ help:
 	@echo "make test       build and run the tests (TAGS='[rope]' for one tag; SANITIZE=address or undefined)"
 	@echo "make deps       install missing Debian packages with apt-get"
 	@echo "make experiment the chapter's 28 runs into results/ (SEEDS='0 1 2 3 4' for more; resumable)"
+	@echo "make lessons    build the lesson programs; make lessons-run runs them in order"
 	@echo "make clean      remove build/"
 
 # One line naming the missing package, instead of a wall of compiler errors.
@@ -106,5 +107,7 @@ test: check-test-deps $(TEST_BINARY)
 
 clean:
 	rm -rf build
+
+include lessons/lessons.mk
 
 -include $(wildcard $(BUILD)/*/*.d)

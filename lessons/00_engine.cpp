@@ -1,0 +1,144 @@
+// Lesson 00: the engine the other lessons stand on. One tiny expression, loss = sum((x·W + b)²),
+// built from autograd ops; the graph the engine recorded for it; and its gradients twice, written
+// out by hand below and computed by the engine's backward. They agree.
+// Mirrors no section of the chapter: the chapter leaves this part to numpy and PyTorch, and every
+// later lesson uses it. Leaves out the layers (nn/), finite-difference gradient checks (tests/) and
+// the no-grad scope (lesson 01 uses it).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <utility>
+#include <vector>
+
+#include "autograd/ops.hpp"
+#include "lessons/lesson.hpp"
+
+namespace {
+
+bool close(double actual, double expected, double relative) {
+    return std::abs(actual - expected) <= relative * std::max(1.0, std::abs(expected));
+}
+
+// A (2, 2) tensor as two printed rows.
+void print_matrix(const char* name, const wai::Tensor& m) {
+    std::printf("  %-8s [%8.4f %8.4f]\n  %-8s [%8.4f %8.4f]\n", name, m[0], m[1], "", m[2], m[3]);
+}
+
+}  // namespace
+
+int main(int, char** argv) {
+    wai::prepare_process(argv);
+
+    // A Value is a handle to a node of the graph. A leaf made with requires_grad = true is a
+    // parameter: the engine will want its gradient. The input x is a plain leaf: nothing about
+    // it is learned, so the engine records nothing on its behalf.
+    const wai::Value x(wai::Tensor::from_values({2, 2}, {1.0f, 2.0f, 3.0f, 4.0f}));    // (T, D) = (2, 2)
+    wai::Value W(wai::Tensor::from_values({2, 2}, {0.5f, -1.0f, 2.0f, 0.25f}), true);  // (D, D)
+    const wai::Value b(wai::Tensor::from_values({2}, {0.1f, -0.2f}), true);            // (D)
+
+    // Each op computes its result at once (there is no separate "run" step) and, because a parent
+    // requires a gradient, records a node that remembers its inputs and how to send a gradient back.
+    const wai::Value xW = wai::matmul(x, W);           // (T, D)
+    const wai::Value y = wai::add(xW, b);              // (T, D): the bias repeats over the rows
+    const wai::Value y_squared = wai::multiply(y, y);  // (T, D): y is used twice, as both factors
+    wai::Value loss = wai::sum(y_squared);             // ()
+
+    lesson::heading("The expression: y = x·W + b, loss = sum of y²");
+    print_matrix("x", x.value());
+    print_matrix("W", W.value());
+    std::printf("  b        [%8.4f %8.4f]\n", b.value()[0], b.value()[1]);
+    print_matrix("y", y.value());
+    std::printf("  loss     %.4f\n", loss.value().item());
+
+    // The same forward pass written out, in double: y[r][j] = sum_k x[r][k] W[k][j] + b[j].
+    double y_by_hand[2][2], loss_by_hand = 0.0;
+    for (int r = 0; r < 2; ++r)
+        for (int j = 0; j < 2; ++j) {
+            y_by_hand[r][j] = b.value()[j];
+            for (int k = 0; k < 2; ++k) y_by_hand[r][j] += double(x.value()[r * 2 + k]) * W.value()[k * 2 + j];
+            loss_by_hand += y_by_hand[r][j] * y_by_hand[r][j];
+        }
+    bool forward_agrees = close(loss.value().item(), loss_by_hand, 1e-6);
+    for (int i = 0; i < 4; ++i) forward_agrees = forward_agrees && close(y.value()[i], y_by_hand[i / 2][i % 2], 1e-6);
+    lesson::check(forward_agrees, "the engine's forward pass equals the one written out by hand");
+
+    // The graph. topological_order walks back from the loss through every parent that needs a
+    // gradient and lists each node after its parents: the order in which the forward pass could
+    // have run. Backward visits it in reverse, so a node's gradient is complete before it is passed on.
+    lesson::heading("The graph the engine recorded, parents before children");
+    // Nodes carry no names; these are the names of our handles to them.
+    const std::vector<std::pair<const char*, wai::Value>> named = {
+        {"x", x}, {"W", W}, {"b", b}, {"xW", xW}, {"y", y}, {"y_squared", y_squared}, {"loss", loss}};
+    auto name_of = [&](const wai::Node* node) {
+        for (const auto& [name, value] : named)
+            if (value.node() == node) return name;
+        return "?";
+    };
+    const std::vector<wai::Node*> order = wai::topological_order(loss.node());
+    for (size_t i = 0; i < order.size(); ++i) {
+        std::printf("  %zu  %-9s = %-8s %-7s", i, name_of(order[i]), order[i]->op_name,
+                    order[i]->value.shape().str().c_str());
+        if (!order[i]->parents.empty()) std::printf(" inputs:");
+        for (const wai::Value& parent : order[i]->parents) std::printf(" %s", name_of(parent.node()));
+        std::printf("\n");
+    }
+    bool parents_first = true;
+    bool x_in_order = false;
+    for (size_t i = 0; i < order.size(); ++i) {
+        x_in_order = x_in_order || order[i] == x.node();
+        for (const wai::Value& parent : order[i]->parents)
+            for (size_t later = i; later < order.size(); ++later)
+                parents_first = parents_first && order[later] != parent.node();
+    }
+    lesson::check(parents_first && order.back() == loss.node(),
+                  "every node comes after its inputs, and the loss comes last");
+    lesson::check(!x_in_order, "the input x, which needs no gradient, is not walked at all");
+
+    // Backward by hand: the chain rule, one op at a time from the loss down.
+    //   loss = sum_rj y[r][j]²          ->  dloss/dy[r][j] = 2 y[r][j]
+    //     (y is both factors of the multiply: each factor sends back g·(the other) = g·y, and the two
+    //      arrivals add up to 2y. That sum is why gradients accumulate with += and never overwrite.)
+    //   y[r][j] = sum_k x[r][k] W[k][j] + b[j]
+    //                                   ->  dloss/dW[k][j] = sum_r x[r][k] · 2 y[r][j]   (xᵀ · dy)
+    //                                   ->  dloss/db[j]    = sum_r 2 y[r][j]             (b repeated over r)
+    double dW_by_hand[2][2] = {}, db_by_hand[2] = {};
+    for (int r = 0; r < 2; ++r)
+        for (int j = 0; j < 2; ++j) {
+            const double dy = 2.0 * y_by_hand[r][j];
+            for (int k = 0; k < 2; ++k) dW_by_hand[k][j] += x.value()[r * 2 + k] * dy;
+            db_by_hand[j] += dy;
+        }
+
+    // Backward by the engine: seed dloss/dloss = 1, then every node's backward in reverse order.
+    loss.backward();
+
+    lesson::heading("Gradients: by hand and by the engine");
+    bool gradients_agree = true;
+    for (int k = 0; k < 2; ++k)
+        for (int j = 0; j < 2; ++j) {
+            const double engine = W.grad()[k * 2 + j];
+            std::printf("  dloss/dW[%d][%d]  by hand %9.4f   engine %9.4f\n", k, j, dW_by_hand[k][j], engine);
+            gradients_agree = gradients_agree && close(engine, dW_by_hand[k][j], 1e-5);
+        }
+    for (int j = 0; j < 2; ++j) {
+        const double engine = b.grad()[j];
+        std::printf("  dloss/db[%d]     by hand %9.4f   engine %9.4f\n", j, db_by_hand[j], engine);
+        gradients_agree = gradients_agree && close(engine, db_by_hand[j], 1e-5);
+    }
+    lesson::check(gradients_agree, "backward by the engine equals backward by hand, to float rounding");
+
+    // A parameter's gradient is a running sum: a second backward adds the same gradient again.
+    // Training calls zero_grad() before each step's backward for exactly this reason.
+    loss.backward();
+    bool accumulated = true;
+    for (int k = 0; k < 2; ++k)
+        for (int j = 0; j < 2; ++j) accumulated = accumulated && close(W.grad()[k * 2 + j], 2 * dW_by_hand[k][j], 1e-5);
+    std::printf("\n  after a second backward: dloss/dW[0][0] = %.4f (twice %.4f)\n", W.grad()[0], dW_by_hand[0][0]);
+    lesson::check(accumulated, "a second backward adds the gradient again: it accumulates, it is not reset");
+    W.zero_grad();
+    bool all_zero = true;
+    for (int i = 0; i < 4; ++i) all_zero = all_zero && W.grad()[i] == 0.0f;
+    lesson::check(all_zero, "zero_grad() sets it back to zero");
+
+    return lesson::finish("00");
+}

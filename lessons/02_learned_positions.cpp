@@ -1,0 +1,163 @@
+// Lesson 02: learned absolute positions, GPT-2's way. A token table and a position table, one row
+// per position, added together before the first layer; position 5 always gets the same vector; and
+// the failure mode: a table of 128 rows has no row for position 128.
+// Mirrors "Worked example: learned absolute embeddings" and "Failure mode: context-length
+// extrapolation" (llm-mastery-23.txt), and "Adding position to the tokens" (where-am-i.txt).
+// Leaves out the sinusoid table (lesson 03) and training a model with it (lesson 08).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "autograd/ops.hpp"
+#include "lessons/lesson.hpp"
+#include "nn/adamw.hpp"
+#include "nn/embedding.hpp"
+#include "positional/learned.hpp"
+#include "positional/make_position.hpp"
+
+namespace {
+
+// The course's GPT-2 example has V = 50257, D = 768 and 1024 rows. Ours are the chapter's
+// experiment: lag's 16 tokens, width 64, a table of 128 rows. The mechanism is the same.
+constexpr int64_t V = 16, D = 64;
+constexpr int64_t train_length = 32;  // the chapter trains on sequences of 32 tokens
+
+std::vector<int> random_tokens(int64_t count, wai::Generator& generator) {
+    std::vector<int> tokens(count);
+    for (int& token : tokens) token = static_cast<int>(generator.integer(V));
+    return tokens;
+}
+
+// What was added at (b, t): x[b, t, :] - h[b, t, :], for x and h of shape (B, T, D).
+std::vector<float> added_at(const wai::Tensor& x, const wai::Tensor& h, int64_t b, int64_t t) {
+    const int64_t T = x.size(1), offset = (b * T + t) * D;
+    std::vector<float> added(D);
+    for (int64_t c = 0; c < D; ++c) added[c] = x[offset + c] - h[offset + c];
+    return added;
+}
+
+// Largest difference between a vector and row `row` of a (rows, D) table.
+double distance_to_row(const std::vector<float>& vector, const wai::Tensor& table, int64_t row) {
+    double largest = 0.0;
+    for (int64_t c = 0; c < D; ++c) largest = std::max(largest, double(std::abs(vector[c] - table[row * D + c])));
+    return largest;
+}
+
+}  // namespace
+
+int main(int, char** argv) {
+    wai::prepare_process(argv);
+    wai::Generator generator(2);
+    const wai::Embedding token_table(V, D, generator);                                  // (V, D)
+    const wai::LearnedPositions position_table(wai::learned_table_rows, D, generator);  // (128, D)
+
+    // The course's example: a batch of two sequences of ten tokens. The token embedding gathers one
+    // row per token id; the position table adds row t to whatever token sits at position t.
+    constexpr int64_t B = 2, T = 10;
+    lesson::heading("Token table + position table (B = " + std::to_string(B) + ", T = " + std::to_string(T) + ")");
+    const std::vector<int> tokens = random_tokens(B * T, generator);  // (B, T)
+    const wai::Value h = token_table.forward(tokens, {B, T});         // (B, T, D)
+    const wai::Value x = position_table.add_to_embeddings(h);         // (B, T, D)
+    std::printf("  token table %s, position table %s\n", token_table.table.shape().str().c_str(),
+                position_table.table.shape().str().c_str());
+    std::printf("  token ids (B, T) = (%lld, %lld) -> token vectors %s -> plus positions 0..%lld -> x %s\n",
+                static_cast<long long>(B), static_cast<long long>(T), h.shape().str().c_str(),
+                static_cast<long long>(T - 1), x.shape().str().c_str());
+    lesson::check(x.shape() == wai::Shape({B, T, D}),
+                  "x has shape (B, T, D), like torch.Size([2, 10, 768]) with D = 64");
+
+    // "Position 5 always gets the exact same learned vector added, regardless of what token sits
+    // there or how long the sequence is." Compare what was added at position 5 in both sequences
+    // of the batch, and in a third sequence of length 50 with other tokens, against row 5.
+    lesson::heading("What was added at position 5");
+    const std::vector<int> long_tokens = random_tokens(50, generator);
+    const wai::Value long_h = token_table.forward(long_tokens, {1, 50});  // (1, 50, D)
+    const wai::Value long_x = position_table.add_to_embeddings(long_h);   // (1, 50, D)
+    const std::vector<std::vector<float>> added = {added_at(x.value(), h.value(), 0, 5),
+                                                   added_at(x.value(), h.value(), 1, 5),
+                                                   added_at(long_x.value(), long_h.value(), 0, 5)};
+    const char* where[] = {"sequence 0 of 2, length 10", "sequence 1 of 2, length 10", "a sequence of length 50"};
+    double farthest_from_row_5 = 0.0;
+    for (size_t i = 0; i < added.size(); ++i) {
+        std::printf("  %-27s token %2d: [%7.4f %7.4f %7.4f %7.4f ...]\n", where[i],
+                    i < 2 ? tokens[i * T + 5] : long_tokens[5], added[i][0], added[i][1], added[i][2], added[i][3]);
+        farthest_from_row_5 = std::max(farthest_from_row_5, distance_to_row(added[i], position_table.table.value(), 5));
+    }
+    const wai::Tensor& rows = position_table.table.value();
+    std::printf("  %-37s [%7.4f %7.4f %7.4f %7.4f ...]\n", "row 5 of the table:", rows[5 * D], rows[5 * D + 1],
+                rows[5 * D + 2], rows[5 * D + 3]);
+    lesson::check(farthest_from_row_5 < 1e-5, "position 5 gets row 5, whatever the token and the sequence length");
+
+    // The point of adding it: the same token at two places is now two different vectors.
+    const std::vector<int> same_token(T, 7);
+    const wai::Value same_h = token_table.forward(same_token, {1, T});   // (1, T, D)
+    const wai::Value same_x = position_table.add_to_embeddings(same_h);  // (1, T, D)
+    double change = 0.0;
+    for (int64_t c = 0; c < D; ++c)
+        change = std::max(change, double(std::abs(same_x.value()[2 * D + c] - same_x.value()[7 * D + c])));
+    std::printf("  token 7 at positions 2 and 7: vectors differ by up to %.4f\n", change);
+    lesson::check(change > 0.1, "the same token at two positions enters the model as two different vectors");
+
+    // Training only ever reaches the rows it uses. The chapter trains on sequences of 32 tokens, so
+    // rows 32..127 receive no gradient at all. One backward pass at T = 32 shows it.
+    lesson::heading("Training at length " + std::to_string(train_length) + " never touches the rows past it");
+    const std::vector<int> train_tokens = random_tokens(train_length, generator);
+    const wai::Value train_x =
+        position_table.add_to_embeddings(token_table.forward(train_tokens, {1, train_length}));  // (1, T, D)
+    wai::Value loss = wai::sum(wai::multiply(train_x, train_x));                                 // ()
+    loss.backward();
+    const wai::Tensor& gradient = position_table.table.grad();  // (128, D)
+    double largest_used = 0.0, largest_unused = 0.0;
+    for (int64_t i = 0; i < gradient.numel(); ++i) {
+        double& largest = i < train_length * D ? largest_used : largest_unused;
+        largest = std::max(largest, double(std::abs(gradient[i])));
+    }
+    std::printf("  largest gradient in rows 0..%lld: %.4f; in rows %lld..%lld: %.4f\n",
+                static_cast<long long>(train_length - 1), largest_used, static_cast<long long>(train_length),
+                static_cast<long long>(wai::learned_table_rows - 1), largest_unused);
+    lesson::check(largest_used > 0.0 && largest_unused == 0.0,
+                  "the rows past the training length get exactly zero gradient");
+
+    // With AdamW, an untrained row still moves a little: decoupled weight decay shrinks every
+    // parameter by (1 - lr·wd) each step. Take the chapter's 2,000 steps, the same gradient each time.
+    const std::vector<float> row_100_before(rows.data() + 100 * D, rows.data() + 101 * D);
+    wai::AdamW optimizer(position_table.parameters());
+    for (int step = 0; step < 2000; ++step) optimizer.step();
+    const double decay_only = std::pow(1.0 - double(optimizer.config.lr) * optimizer.config.weight_decay, 2000);
+    double length_before = 0.0, length_after = 0.0, off_decay = 0.0;
+    for (int64_t c = 0; c < D; ++c) {
+        length_before += double(row_100_before[c]) * row_100_before[c];
+        length_after += double(rows[100 * D + c]) * rows[100 * D + c];
+        off_decay = std::max(off_decay, std::abs(rows[100 * D + c] - decay_only * row_100_before[c]));
+    }
+    std::printf("  after 2,000 AdamW steps row 100 has %.4f of its starting length; (1 - lr·wd)^2000 = %.4f\n",
+                std::sqrt(length_after / length_before), decay_only);
+    lesson::check(off_decay < 1e-4, "an unused row is only shrunk by weight decay: it learns nothing");
+
+    // The failure mode. A sequence of 129 tokens needs position 128; the table's rows are 0..127.
+    // PyTorch raises an index error; we refuse with a message that says which position and why,
+    // never clamping to row 127 (a silent clamp would hand the model a label it has seen, for a
+    // place it has not). Interpolating or rescaling positions is a different method, made on purpose.
+    lesson::heading("The failure mode: a sequence longer than the table");
+    const std::vector<int> too_long = random_tokens(wai::learned_table_rows + 1, generator);
+    const std::vector<int> longest = random_tokens(wai::learned_table_rows, generator);
+    const wai::Value fits =
+        position_table.add_to_embeddings(token_table.forward(longest, {1, wai::learned_table_rows}));
+    std::printf("  a sequence of length %lld uses rows 0..%lld: x %s\n",
+                static_cast<long long>(wai::learned_table_rows), static_cast<long long>(wai::learned_table_rows - 1),
+                fits.shape().str().c_str());
+    bool refused = false;
+    try {
+        position_table.add_to_embeddings(token_table.forward(too_long, {1, wai::learned_table_rows + 1}));
+    } catch (const std::out_of_range& error) {
+        refused = true;
+        std::printf("  a sequence of length %lld: %s\n", static_cast<long long>(wai::learned_table_rows + 1),
+                    error.what());
+    }
+    lesson::check(refused, "asking for position 128 of a 128-row table is an error, not a silent clamp");
+
+    return lesson::finish("02");
+}

@@ -1,0 +1,118 @@
+// Lesson 04: ALiBi, a penalty on the attention score that grows with distance. The penalty matrix
+// for a short sequence, the geometric slopes 1/2 ... 1/256 for 8 heads, and why a penalty alone
+// cannot single out "exactly three back": with equal content scores, its attention weights fall
+// with every step of distance, for the steep slope 1/2 and the gentle 1/16 alike.
+// Mirrors "Penalizing distance: ALiBi" (where-am-i.txt). Leaves out what content scores add on top
+// of the penalty in a trained model (the chapter's experiment, lesson 08) and T5's learned biases.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "autograd/ops.hpp"
+#include "lessons/lesson.hpp"
+#include "positional/alibi.hpp"
+
+namespace {
+
+// Row m of softmax(penalty) under the causal mask, read by distance: weight[d] is key m - d.
+// The content scores are all equal (zero), so the penalty is the only thing that differs.
+std::vector<double> weights_by_distance(double slope, int64_t T) {
+    const wai::Tensor penalty = wai::alibi_bias({slope}, T).reshaped({T, T});                // (T, T)
+    const wai::Tensor weights = wai::softmax(wai::Value(penalty), /*causal=*/true).value();  // (T, T)
+    const int64_t m = T - 1;
+    std::vector<double> by_distance(T);
+    for (int64_t d = 0; d < T; ++d) by_distance[d] = weights[m * T + (m - d)];
+    return by_distance;
+}
+
+}  // namespace
+
+int main(int, char** argv) {
+    wai::prepare_process(argv);
+
+    // For a query at m and a key at n <= m, ALiBi subtracts slope·(m - n) from their score. Nothing
+    // is added to the tokens and nothing is learned: a fixed matrix joins the scores just before the
+    // softmax (nn/attention.cpp adds score_bias, then the causal mask hides the keys above the diagonal).
+    constexpr int64_t small_T = 6;
+    lesson::heading("The penalty for one head, slope 1/2, T = " + std::to_string(small_T) +
+                    " (row: query m, column: key n)");
+    const wai::Tensor penalty = wai::alibi_bias({0.5}, small_T);  // (NH, T, T) = (1, 6, 6)
+    for (int64_t m = 0; m < small_T; ++m) {
+        std::printf("  m = %lld ", static_cast<long long>(m));
+        for (int64_t n = 0; n < small_T; ++n) {
+            if (n <= m) std::printf(" %6.2f", penalty[m * small_T + n] + 0.0f);  // + 0 prints the diagonal's -0 as 0
+            else std::printf(" %6s", "masked");
+        }
+        std::printf("\n");
+    }
+    bool proportional = true;
+    for (int64_t m = 0; m < small_T; ++m)
+        for (int64_t n = 0; n <= m; ++n)
+            proportional = proportional && penalty[m * small_T + n] == -0.5f * float(m - n);
+    lesson::check(proportional, "the penalty is -slope·(m - n): zero on the diagonal, growing with distance");
+
+    // Every head gets its own slope, a geometric sequence 2^(-8k/NH): with 8 heads, 1/2 to 1/256.
+    // Steep heads look nearby, gentle heads look far.
+    lesson::heading("The slopes for 8 heads");
+    const std::vector<double> slopes = wai::alibi_slopes(8);
+    bool powers_of_two = true;
+    for (size_t k = 0; k < slopes.size(); ++k) {
+        std::printf("  head %zu: slope %.8f = 1/%.0f\n", k, slopes[k], 1.0 / slopes[k]);
+        powers_of_two = powers_of_two && slopes[k] == std::ldexp(1.0, -static_cast<int>(k + 1));
+    }
+    lesson::check(powers_of_two, "the 8 slopes are exactly 1/2, 1/4, ..., 1/256");
+
+    // The scheme as the model uses it: one (T, T) slab per head, each with its own slope.
+    const wai::AlibiPositions geometric;
+    const wai::Tensor per_head = geometric.score_bias(8, small_T);  // (NH, T, T) = (8, 6, 6)
+    const int64_t query = small_T - 1, key = query - 3;
+    bool slab_per_head = per_head.shape() == wai::Shape({8, small_T, small_T});
+    for (int64_t h = 0; h < 8; ++h)
+        slab_per_head = slab_per_head && per_head[(h * small_T + query) * small_T + key] == float(-3 * slopes[h]);
+    std::printf("  score_bias(8 heads, T = %lld) has shape %s; query %lld, key %lld gets -3·slope in each head\n",
+                static_cast<long long>(small_T), per_head.shape().str().c_str(), static_cast<long long>(query),
+                static_cast<long long>(key));
+    lesson::check(slab_per_head, "the model's score bias holds one penalty matrix per head, each with its slope");
+
+    // The limitation. Take the last query of a training-length sequence (T = 32) and make every
+    // content score equal, so only the penalty speaks. Its softmax gives weight proportional to
+    // exp(-slope·d) at distance d: each step back multiplies the weight by exp(-slope) < 1. So
+    // distance 3 always gets less than distance 2, which gets less than 1, which gets less than 0.
+    // The penalty can make attention prefer recent tokens; it cannot point at one distance. To
+    // copy the token three back ("lag"), the content scores must overcome the penalty, and a
+    // penalty that differs little between 2, 3 and 4 (the gentle slope) helps little in telling them
+    // apart. In the chapter's table: lag at 94% with the steep slope, 70% with the gentle one.
+    constexpr int64_t T = 32;
+    const std::pair<double, const char*> two_slopes[] = {{0.5, "1/2"}, {0.0625, "1/16"}};
+    for (const auto& [slope, name] : two_slopes) {
+        lesson::heading(std::string("Penalty alone, slope ") + name +
+                        ": weights of the last query (T = " + std::to_string(T) + ")");
+        const std::vector<double> weight = weights_by_distance(slope, T);
+        for (int64_t d : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, T - 1})
+            std::printf("  distance %2lld: weight %.4g\n", static_cast<long long>(d), weight[d]);
+        bool decreasing = true;
+        double worst_ratio_error = 0.0;
+        for (int64_t d = 1; d < T; ++d) {
+            decreasing = decreasing && weight[d] < weight[d - 1];
+            worst_ratio_error = std::max(worst_ratio_error, std::abs(weight[d] / weight[d - 1] - std::exp(-slope)));
+        }
+        lesson::check(decreasing, "the weight falls with every step of distance, all the way back");
+        lesson::check(weight[3] < weight[2] && weight[3] < weight[1], "distance 3 gets less than distance 1 or 2");
+        std::printf("  distance 3 over distance 2: %.4f; exp(-slope) = %.4f\n", weight[3] / weight[2],
+                    std::exp(-slope));
+        lesson::check(worst_ratio_error < 1e-4,
+                      "each step back multiplies the weight by exp(-slope), at every distance");
+    }
+
+    // The steep slope's flip side, as the chapter says: its heads effectively ignore distant tokens.
+    const double steep_far = weights_by_distance(0.5, T)[T - 1], gentle_far = weights_by_distance(0.0625, T)[T - 1];
+    std::printf("\n  weight at distance %lld: %.2g with slope 1/2, %.4f with slope 1/16\n",
+                static_cast<long long>(T - 1), steep_far, gentle_far);
+    lesson::check(steep_far < 1e-6 && gentle_far > 0.003,
+                  "a steep head all but ignores the farthest token; a gentle one does not");
+
+    return lesson::finish("04");
+}

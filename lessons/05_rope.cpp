@@ -1,0 +1,111 @@
+// Lesson 05: RoPE. Rotate each pair of query and key dimensions by position·θ_i; then the score of
+// a query at m and a key at n depends only on n - m. The chapter's printed check, recomputed with
+// our rotation (H = 8, base 10000): equal scores at (3, 5), (10, 12), (100, 102), a different one
+// at (3, 10), and a rotation that keeps every vector's length.
+// Mirrors "RoPE: rotate, so only the difference counts" (where-am-i.txt) and "Worked example: RoPE,
+// rotating instead of adding" (llm-mastery-23.txt). Leaves out the course's exercise (lesson 06),
+// the pairing convention (lesson 07) and the choice of base (lesson 10).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "lessons/lesson.hpp"
+#include "positional/rope.hpp"
+#include "tensor/gemm.hpp"
+
+namespace {
+
+constexpr int64_t H = 8;    // head dimension: 4 pairs
+constexpr int64_t T = 128;  // positions 0..127, enough for the chapter's 102
+constexpr double base = 10000.0;
+
+// (T, H): the same vector on every row. After rope_rotate, row p is that vector placed at position p.
+wai::Tensor at_every_position(const wai::Tensor& vector) {
+    wai::Tensor rows({T, H});
+    for (int64_t p = 0; p < T; ++p) std::copy_n(vector.data(), H, rows.data() + p * H);
+    return rows;
+}
+
+double length_of_row(const wai::Tensor& rows, int64_t p) {
+    double total = 0.0;
+    for (int64_t c = 0; c < H; ++c) total += double(rows[p * H + c]) * rows[p * H + c];
+    return std::sqrt(total);
+}
+
+bool relatively_close(double a, double b, double relative) { return std::abs(a - b) <= relative * std::abs(b); }
+
+}  // namespace
+
+int main(int, char** argv) {
+    wai::prepare_process(argv);
+
+    // One frequency per pair: θ_i = base^(-2i/H). Pair 0 turns one radian per position, the last
+    // pair 1/1000 of one: fast pairs tell neighbours apart, slow ones measure long distances.
+    lesson::heading("The frequencies, H = " + std::to_string(H) + ", base " + std::to_string(int64_t(base)));
+    const std::vector<double> theta = wai::rope_frequencies(H, base);
+    bool chapter_formula = true;
+    for (size_t i = 0; i < theta.size(); ++i) {
+        std::printf("  pair %zu (dims %zu, %zu): theta %.6f\n", i, 2 * i, 2 * i + 1, theta[i]);
+        chapter_formula = chapter_formula && relatively_close(theta[i], std::pow(base, -2.0 * double(i) / H), 1e-12);
+    }
+    lesson::check(chapter_formula, "theta_i = 10000^(-2i/H), the chapter's frequencies");
+
+    // Rotating a pair (a, b) by angle φ gives (a cos φ - b sin φ, a sin φ + b cos φ). The table holds
+    // cos and sin of p·θ_i for every position p and pair i; rope_rotate turns row p by them.
+    // Putting q on every row and rotating gives q as it would be seen at each position 0..127.
+    wai::Generator generator(0);
+    const wai::Tensor q = wai::Tensor::normal({H}, 0.0f, 1.0f, generator);  // (H)
+    const wai::Tensor k = wai::Tensor::normal({H}, 0.0f, 1.0f, generator);  // (H)
+    const wai::RopeTable table = wai::make_rope_table(T, theta, wai::RopePairing::interleaved);
+    const wai::Tensor rotated_q = wai::rope_rotate(at_every_position(q), table);  // (T, H): row m is q at m
+    const wai::Tensor rotated_k = wai::rope_rotate(at_every_position(k), table);  // (T, H): row n is k at n
+
+    // Every query position against every key position at once: scores[m, n] = rope(q, m) · rope(k, n).
+    const wai::Tensor scores = wai::matmul(rotated_q, rotated_k, false, true);  // (T, T)
+    auto score = [&](int64_t m, int64_t n) { return double(scores[m * T + n]); };
+
+    // Our q and k come from our own generator, not numpy's, so these are not the chapter's
+    // -6.3341 and -5.9618. The pattern is what carries over: three equal scores, one different.
+    lesson::heading("The chapter's check, with our random q and k");
+    const std::pair<int64_t, int64_t> places[] = {{3, 5}, {10, 12}, {100, 102}, {3, 10}};
+    for (const auto& [m, n] : places)
+        std::printf("  query at %3lld, key at %3lld (distance %2lld): score %+.4f\n", static_cast<long long>(m),
+                    static_cast<long long>(n), static_cast<long long>(n - m), score(m, n));
+    const double distance_2 = score(3, 5);
+    lesson::check(
+        relatively_close(score(10, 12), distance_2, 1e-4) && relatively_close(score(100, 102), distance_2, 1e-4),
+        "a query and key two apart score the same at (3, 5), (10, 12) and (100, 102)");
+    lesson::check(std::abs(score(3, 10) - distance_2) > 1e-3 * std::abs(distance_2),
+                  "at (3, 10), seven apart, the score is different");
+
+    // Not just three spots: the whole diagonal n = m + 2 of the score matrix holds one number.
+    double diagonal_spread = 0.0;
+    for (int64_t m = 0; m + 2 < T; ++m)
+        diagonal_spread = std::max(diagonal_spread, std::abs(score(m, m + 2) - distance_2));
+    std::printf("  along the whole diagonal n = m + 2 (m = 0..%lld), scores differ from (3, 5) by at most %.2g\n",
+                static_cast<long long>(T - 3), diagonal_spread);
+    lesson::check(diagonal_spread <= 1e-4 * std::abs(distance_2), "every query-key pair two apart scores the same");
+
+    // Why. For one pair, rope(q, m) · rope(k, n) = (R(mθ) q)ᵀ R(nθ) k = qᵀ R(-mθ) R(nθ) k = qᵀ R((n-m)θ) k,
+    // because rotations add their angles and a rotation's transpose turns it back. So the score at
+    // (m, n) is the unrotated q against k rotated to position n - m.
+    double relative_score = 0.0;
+    for (int64_t c = 0; c < H; ++c) relative_score += double(q[c]) * rotated_k[2 * H + c];
+    std::printf("  q (not rotated) · k rotated to position 2: %+.4f\n", relative_score);
+    lesson::check(relatively_close(relative_score, distance_2, 1e-4),
+                  "the score at (m, m + 2) is q · rope(k, 2): m has cancelled");
+
+    // A rotation moves a vector without stretching it: RoPE changes the angle between query and
+    // key, never their lengths. (Values are never rotated; only the scores carry position.)
+    lesson::heading("Rotation keeps length");
+    const double length = length_of_row(at_every_position(q), 0), length_at_57 = length_of_row(rotated_q, 57);
+    std::printf("  rotation keeps length: |q| = %.4f, |rope(q, 57)| = %.4f\n", length, length_at_57);
+    double worst = 0.0;
+    for (int64_t p = 0; p < T; ++p) worst = std::max(worst, std::abs(length_of_row(rotated_q, p) - length) / length);
+    lesson::check(worst < 1e-6, "|rope(q, p)| = |q| at every position, to float rounding");
+
+    return lesson::finish("05");
+}

@@ -1,0 +1,21 @@
+# Lessons: lessons/NN_name.cpp, one program each, built into build/lessons/NN_name.
+#   make lessons       build them all
+#   make lessons-run   run them in order; stops at the first one whose claims do not hold
+#   make exercises     build the learner's exercise files and check them (lessons/exercises/)
+LESSON_SOURCES  := $(sort $(wildcard lessons/[0-9][0-9]_*.cpp))
+LESSON_PROGRAMS := $(LESSON_SOURCES:lessons/%.cpp=$(BUILD)/lessons/%)
+
+.PHONY: lessons lessons-run
+# Keep the lessons' object files: make would otherwise delete them as intermediates after linking.
+.SECONDARY: $(LESSON_PROGRAMS:%=%.o)
+
+lessons: check-deps $(LESSON_PROGRAMS)
+
+$(BUILD)/lessons/%: $(BUILD)/lessons/%.o $(LIBRARY)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+lessons-run: lessons
+	@set -e; for program in $(LESSON_PROGRAMS); do \
+	  echo "==== $$(basename $$program)"; $$program; done
+
+-include lessons/exercises/exercises.mk
