@@ -32,7 +32,7 @@ TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp))
 TEST_OBJECTS := $(TEST_SOURCES:%.cpp=$(BUILD)/%.o)
 TEST_BINARY  := $(BUILD)/run_tests
 
-.PHONY: all test clean deps check-deps check-test-deps help experiment experiment-runs
+.PHONY: all test clean deps check-deps check-test-deps help experiment experiment-runs bench
 .DEFAULT_GOAL := all
 
 all: check-deps $(LIBRARY) $(PROGRAMS)
@@ -97,6 +97,13 @@ experiment-runs: $(RUN_FILES)
 # Order-only on the program: rebuilding it does not throw away finished runs (rm -r results/ does).
 $(RESULTS)/runs/%.txt: | $(BUILD)/train_position
 	@tasks/run_one.sh $@ $(words $(RUN_FILES)) $(BUILD)/train_position $(RUN_FLAGS)
+
+$(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(LIBRARY)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+
+# One thread: the experiment runs one thread per run (DESIGN.md section 6).
+bench: check-deps $(BUILD)/bench_step
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1
 
 # Catch2's main is compiled once into its own object: it is the slow part of a test build.
 $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)

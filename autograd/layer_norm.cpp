@@ -23,21 +23,25 @@ struct LayerNorm final : Op {
         auto op = std::make_unique<LayerNorm>();
         op->mean.resize(rows);
         op->rstd.resize(rows);
-        Tensor y(s);
+        Tensor y = Tensor::uninitialized(s);
         const float* w = weight.value().data();
         const float* b = bias.value().data();
+        // Float sums in `omp simd` order: vectorised, and the same order on every run.
         #pragma omp parallel for if (rows * D > 65536) schedule(static)
         for (int64_t r = 0; r < rows; ++r) {
             const float* xr = x.value().data() + r * D;
-            double sum = 0.0, sum_sq = 0.0;
+            float sum = 0.0f, sum_sq = 0.0f;
+            #pragma omp simd reduction(+ : sum)
             for (int64_t c = 0; c < D; ++c) sum += xr[c];
-            const double mu = sum / D;
+            const float mu = sum / static_cast<float>(D);
+            #pragma omp simd reduction(+ : sum_sq)
             for (int64_t c = 0; c < D; ++c) sum_sq += (xr[c] - mu) * (xr[c] - mu);
-            const float inv = static_cast<float>(1.0 / std::sqrt(sum_sq / D + eps));
-            op->mean[r] = static_cast<float>(mu);
+            const float inv = 1.0f / std::sqrt(sum_sq / static_cast<float>(D) + eps);
+            op->mean[r] = mu;
             op->rstd[r] = inv;
             float* yr = y.data() + r * D;
-            for (int64_t c = 0; c < D; ++c) yr[c] = (xr[c] - op->mean[r]) * inv * w[c] + b[c];
+            #pragma omp simd
+            for (int64_t c = 0; c < D; ++c) yr[c] = (xr[c] - mu) * inv * w[c] + b[c];
         }
         return record("layer_norm", std::move(y), {x, weight, bias}, std::move(op));
     }
@@ -58,23 +62,29 @@ struct LayerNorm final : Op {
         for (int64_t r = 0; r < rows; ++r) {
             const float* xr = x.value().data() + r * D;
             const float* gr = g + r * D;
-            double mean_dxhat = 0.0, mean_dxhat_xhat = 0.0;
+            const float mu = mean[r], inv = rstd[r];
+            float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
+            #pragma omp simd reduction(+ : sum_dxhat, sum_dxhat_xhat)
             for (int64_t c = 0; c < D; ++c) {
-                const float xhat = (xr[c] - mean[r]) * rstd[r];
                 const float dxhat = gr[c] * w[c];
-                mean_dxhat += dxhat;
-                mean_dxhat_xhat += dxhat * xhat;
-                if (dw) dw[c] += gr[c] * xhat;
-                if (db) db[c] += gr[c];
+                sum_dxhat += dxhat;
+                sum_dxhat_xhat += dxhat * (xr[c] - mu) * inv;
             }
-            mean_dxhat /= D;
-            mean_dxhat_xhat /= D;
+            if (dw) {
+                #pragma omp simd
+                for (int64_t c = 0; c < D; ++c) dw[c] += gr[c] * (xr[c] - mu) * inv;
+            }
+            if (db) {
+                #pragma omp simd
+                for (int64_t c = 0; c < D; ++c) db[c] += gr[c];
+            }
             if (!dx) continue;
+            const float mean_dxhat = sum_dxhat / static_cast<float>(D);
+            const float mean_dxhat_xhat = sum_dxhat_xhat / static_cast<float>(D);
             float* dxr = dx + r * D;
-            for (int64_t c = 0; c < D; ++c) {
-                const float xhat = (xr[c] - mean[r]) * rstd[r];
-                dxr[c] += rstd[r] * (gr[c] * w[c] - static_cast<float>(mean_dxhat) - xhat * static_cast<float>(mean_dxhat_xhat));
-            }
+            #pragma omp simd
+            for (int64_t c = 0; c < D; ++c)
+                dxr[c] += inv * (gr[c] * w[c] - mean_dxhat - (xr[c] - mu) * inv * mean_dxhat_xhat);
         }
     }
 };

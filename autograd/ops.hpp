@@ -21,6 +21,9 @@ Value mean(const Value& a);                      // (...) -> ()
 // (..., K, M) or (..., N, K); one operand may be a single 2-D matrix shared by the batch.
 Value matmul(const Value& a, const Value& b, bool trans_a = false, bool trans_b = false);
 
+// linear.cpp: x W^T + b in one op, as matmul(x, weight, false, true) then add(., bias) would give.
+Value linear(const Value& x, const Value& weight, const Value& bias);  // (..., in), (out, in), (out) -> (..., out)
+
 // shape_ops.cpp
 Value reshape(const Value& a, const Shape& shape);         // same numbers, new shape
 Value transpose(const Value& a, int axis0, int axis1);     // swap two axes, e.g. (B, T, NH, H) -> (B, NH, T, H)

@@ -38,9 +38,11 @@ struct Softmax final : Op {
             const float top = *std::max_element(xr, xr + n);
             for (int64_t j = 0; j < n; ++j) yr[j] = xr[j] - top;
             exp_inplace(yr, n);
-            double total = 0.0;
+            float total = 0.0f;
+            #pragma omp simd reduction(+ : total)
             for (int64_t j = 0; j < n; ++j) total += yr[j];
-            const float inv = static_cast<float>(1.0 / total);
+            const float inv = 1.0f / total;
+            #pragma omp simd
             for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
         }
         return record("softmax", std::move(y), {x}, std::make_unique<Softmax>(causal));
@@ -59,9 +61,11 @@ struct Softmax final : Op {
             const float* yr = y.data() + r * Tk;
             const float* gr = out.grad.data() + r * Tk;
             const int64_t n = visible(r, T, Tk, causal);
-            double dot = 0.0;
-            for (int64_t j = 0; j < n; ++j) dot += static_cast<double>(gr[j]) * yr[j];
-            for (int64_t j = 0; j < n; ++j) dx[r * Tk + j] += yr[j] * (gr[j] - static_cast<float>(dot));
+            float dot = 0.0f;
+            #pragma omp simd reduction(+ : dot)
+            for (int64_t j = 0; j < n; ++j) dot += gr[j] * yr[j];
+            #pragma omp simd
+            for (int64_t j = 0; j < n; ++j) dx[r * Tk + j] += yr[j] * (gr[j] - dot);
         }
     }
 };

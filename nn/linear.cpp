@@ -17,8 +17,8 @@ Value Linear::forward(const Value& x) const {
     if (s.rank() == 0 || s.last() != in_features)
         shape_error("Linear", s.str() + " x " + weight.shape().str() + "T",
                     "the last dimension must be in_features = " + std::to_string(in_features));
-    // matmul folds x's leading dimensions into the rows of one gemm: (..., in) x (out, in)^T.
-    return add(matmul(x, weight, false, true), bias);  // (..., out)
+    // One gemm over all of x's rows, (..., in) x (out, in)^T, onto rows that start as the bias.
+    return linear(x, weight, bias);  // (..., out)
 }
 
 }  // namespace wai

@@ -4,10 +4,27 @@
 
 #include <cblas.h>
 
+#include <chrono>
+#include <map>
+#include <tuple>
+
 namespace wai {
 
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
-           const float* B, float beta, float* C) {
+namespace {
+bool recording = false;
+std::map<std::tuple<bool, bool, int64_t, int64_t, int64_t>, GemmShapeStats> recorded;
+}  // namespace
+
+void set_gemm_recording(bool on) { recording = on; }
+void clear_gemm_stats() { recorded.clear(); }
+std::vector<GemmShapeStats> gemm_stats() {
+    std::vector<GemmShapeStats> out;
+    for (const auto& [key, stats] : recorded) out.push_back(stats);
+    return out;
+}
+
+static void blas_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
+                       const float* B, float beta, float* C) {
     if (M == 0 || N == 0) return;
     // Leading dimensions are the row lengths of A and B as they are stored.
     const int64_t lda = trans_a ? M : K;
@@ -15,6 +32,20 @@ void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
                 static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A,
                 static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(N));
+}
+
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, const float* B,
+           float beta, float* C) {
+    if (!recording) {
+        blas_sgemm(trans_a, trans_b, M, N, K, alpha, A, B, beta, C);
+        return;
+    }
+    const auto start = std::chrono::steady_clock::now();
+    blas_sgemm(trans_a, trans_b, M, N, K, alpha, A, B, beta, C);
+    GemmShapeStats& stats = recorded[{trans_a, trans_b, M, N, K}];
+    stats.trans_a = trans_a, stats.trans_b = trans_b, stats.M = M, stats.N = N, stats.K = K;
+    ++stats.calls;
+    stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
 void sgemm_reference(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
@@ -33,8 +64,8 @@ void sgemm_reference(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K
 }
 
 MatmulPlan plan_matmul(const Shape& a, const Shape& b, bool trans_a, bool trans_b) {
-    const std::string shapes = a.str() + (trans_a ? "T" : "") + " x " + b.str() + (trans_b ? "T" : "");
-    if (a.rank() < 2 || b.rank() < 2) shape_error("matmul", shapes, "both operands need rank 2 or more");
+    auto shapes = [&] { return a.str() + (trans_a ? "T" : "") + " x " + b.str() + (trans_b ? "T" : ""); };
+    if (a.rank() < 2 || b.rank() < 2) shape_error("matmul", shapes(), "both operands need rank 2 or more");
     const int64_t a_rows = a[a.rank() - 2], a_cols = a[a.rank() - 1];
     const int64_t b_rows = b[b.rank() - 2], b_cols = b[b.rank() - 1];
     MatmulPlan p{};
@@ -43,15 +74,15 @@ MatmulPlan plan_matmul(const Shape& a, const Shape& b, bool trans_a, bool trans_
     const int64_t kb = trans_b ? b_cols : b_rows;
     p.N = trans_b ? b_rows : b_cols;
     if (ka != kb)
-        shape_error("matmul", shapes, "inner dimensions " + std::to_string(ka) + " and " + std::to_string(kb) + " differ");
+        shape_error("matmul", shapes(), "inner dimensions " + std::to_string(ka) + " and " + std::to_string(kb) + " differ");
     p.K = ka;
 
     // The batch dimensions come from whichever operand has them.
     const Shape& batched = a.rank() >= b.rank() ? a : b;
     if (a.rank() > 2 && b.rank() > 2 && a.rank() != b.rank())
-        shape_error("matmul", shapes, "batch dimensions differ");
+        shape_error("matmul", shapes(), "batch dimensions differ");
     for (int i = 0; i + 2 < a.rank() && b.rank() > 2; ++i)
-        if (a[i] != b[i]) shape_error("matmul", shapes, "batch dimensions differ");
+        if (a[i] != b[i]) shape_error("matmul", shapes(), "batch dimensions differ");
     p.batch = 1;
     for (int i = 0; i + 2 < batched.rank(); ++i) {
         p.batch *= batched[i];

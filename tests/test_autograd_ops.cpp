@@ -279,3 +279,18 @@ TEST_CASE("cross_entropy: hand values, ignored rows, stability, gradients", "[au
     CHECK_THAT(invalid_argument_message([&] { cross_entropy(logits, {0, 4, 0}); }), Contains("target 4"));
     CHECK_THAT(invalid_argument_message([&] { cross_entropy(logits, {0, 1}); }), Contains("(3, 4)"));
 }
+
+TEST_CASE("linear equals matmul with the weight transposed plus the bias, and its gradients check", "[autograd][linear]") {
+    Generator g(21);
+    Value x(Tensor::normal({2, 3, 4}, 0, 1, g), true), w(Tensor::normal({5, 4}, 0, 1, g), true),
+        b(Tensor::normal({5}, 0, 1, g), true);
+    const Tensor fused = linear(x, w, b).value();
+    const Tensor composed = add(matmul(x, w, false, true), b).value();
+    REQUIRE(fused.shape() == Shape{2, 3, 5});
+    for (int64_t i = 0; i < fused.numel(); ++i) CHECK(fused[i] == Approx(composed[i]).epsilon(1e-5).margin(1e-6));
+    // Default gradcheck tolerances (step 1e-3, |analytic - numeric| <= 1e-3 + 1e-2 |numeric|).
+    const GradcheckResult r = gradcheck([](const std::vector<Value>& in) { return linear(in[0], in[1], in[2]); }, {x, w, b});
+    INFO(r.worst);
+    CHECK(r.passed);
+    CHECK_THROWS_WITH(linear(x, Value(Tensor::zeros({5, 3})), b), Catch::Contains("linear") && Catch::Contains("(2, 3, 4)"));
+}

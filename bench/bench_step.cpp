@@ -1,0 +1,151 @@
+// bench_step: how fast one training step of the experiment's model is, and where the time goes.
+// Trains lag with rope (B=64, T=32, D=64, 2 layers, 1 head, MLP 256) and prints the median over
+// repeats of ms per step, tokens per second, the matmuls' share and their achieved GFLOP/s next to
+// what cblas_sgemm reaches alone on the very same shapes (the matmul-bound floor of a step), the
+// split into forward, backward and optimizer, and the process's peak resident memory.
+//   build/bench_step [--steps N] [--repeats R] [--threads T]
+// Leaves out comparisons with PyTorch (bench/torch_step.py, make bench-torch).
+#include <cblas.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "nn/adamw.hpp"
+#include "nn/loss.hpp"
+#include "nn/transformer.hpp"
+#include "positional/make_position.hpp"
+#include "tasks/task.hpp"
+#include "tensor/gemm.hpp"
+#include "tensor/runtime.hpp"
+
+using namespace wai;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+struct PhaseTimes {
+    double forward = 0, backward = 0, optimizer = 0;
+};
+
+// The time cblas_sgemm alone needs for every call a step made: each recorded shape is rerun in a
+// tight loop on fresh buffers, and its best time counts once per call the step made.
+double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t steps) {
+    double total = 0;
+    for (const GemmShapeStats& s : shapes) {
+        std::vector<float> A(s.M * s.K, 0.5f), B(s.K * s.N, 0.25f), C(s.M * s.N);
+        double best = 1e9;
+        for (int r = 0; r < 50; ++r) {
+            const auto start = Clock::now();
+            sgemm(s.trans_a, s.trans_b, s.M, s.N, s.K, 1.0f, A.data(), B.data(), 0.0f, C.data());
+            best = std::min(best, seconds_since(start));
+        }
+        total += best * static_cast<double>(s.calls) / static_cast<double>(steps);
+    }
+    return total;
+}
+
+int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
+    for (int i = 1; i + 1 < argc; ++i)
+        if (argv[i] == name) {
+            const int value = std::atoi(argv[i + 1]);
+            if (value <= 0) {
+                std::fprintf(stderr, "bench_step: %s needs a positive integer, got '%s'\n", name.c_str(), argv[i + 1]);
+                std::exit(2);
+            }
+            return value;
+        }
+    return fallback;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    prepare_process(argv);
+    const int steps = parse_flag(argc, argv, "--steps", 40);
+    const int repeats = parse_flag(argc, argv, "--repeats", 7);
+    const int threads = parse_flag(argc, argv, "--threads", 1);
+    set_threads(threads);
+    const int64_t B = 64, T = 32;
+
+    const Task task = make_task("lag");
+    TransformerConfig config;
+    config.vocab = task.vocab;
+    config.outputs = task.outputs();
+    Generator init(1), data(2);
+    Transformer model(config, make_position_encoding(parse_position_spec("rope"), config.dim, config.heads, init), init);
+    AdamW optimizer(model.parameters());
+
+    PhaseTimes phases;
+    auto step = [&](PhaseTimes* times) {
+        const Batch batch = task.sample(data, B, T);
+        auto start = Clock::now();
+        Value loss = sequence_loss(model.forward(batch.tokens, B, T), batch.targets);
+        if (times) times->forward += seconds_since(start);
+        start = Clock::now();
+        optimizer.zero_grad();
+        loss.backward();
+        if (times) times->backward += seconds_since(start);
+        start = Clock::now();
+        optimizer.step();
+        if (times) times->optimizer += seconds_since(start);
+    };
+
+    for (int i = 0; i < 5; ++i) step(nullptr);  // warm-up: first allocations, BLAS buffers
+    std::vector<double> ms_per_step, matmul_share, matmul_gflops;
+    double matmul_flops_per_step = 0;
+    std::vector<GemmShapeStats> shapes;
+    for (int r = 0; r < repeats; ++r) {
+        clear_gemm_stats();
+        set_gemm_recording(true);
+        PhaseTimes times;
+        const auto start = Clock::now();
+        for (int s = 0; s < steps; ++s) step(&times);
+        const double elapsed = seconds_since(start);
+        set_gemm_recording(false);
+        shapes = gemm_stats();
+        double gemm_seconds = 0, flops = 0;
+        for (const GemmShapeStats& g : shapes) {
+            gemm_seconds += g.seconds;
+            flops += 2.0 * g.M * g.N * g.K * g.calls;
+        }
+        ms_per_step.push_back(1e3 * elapsed / steps);
+        matmul_share.push_back(gemm_seconds / elapsed);
+        matmul_gflops.push_back(flops / gemm_seconds / 1e9);
+        matmul_flops_per_step = flops / steps;
+        phases.forward += times.forward / steps / repeats;
+        phases.backward += times.backward / steps / repeats;
+        phases.optimizer += times.optimizer / steps / repeats;
+    }
+    std::vector<double> floors;
+    for (int r = 0; r < 5; ++r) floors.push_back(sgemm_floor_seconds(shapes, steps));
+    const double floor_ms = 1e3 * median(floors);
+
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const double step_ms = median(ms_per_step);
+    std::printf("bench: lag rope, B=%lld T=%lld, %d threads, OpenBLAS %s kernels, openblas_get_parallel() = %d\n",
+                static_cast<long long>(B), static_cast<long long>(T), threads, blas_kernels(), openblas_get_parallel());
+    std::printf("bench: median of %d repeats x %d steps: %.2f ms per step (min %.2f, max %.2f), %.0f tokens/s\n", repeats,
+                steps, step_ms, *std::min_element(ms_per_step.begin(), ms_per_step.end()),
+                *std::max_element(ms_per_step.begin(), ms_per_step.end()), B * T / (step_ms / 1e3));
+    std::printf("bench: matmuls %.2f GFLOP per step, %.0f%% of the step, at %.1f GFLOP/s; cblas_sgemm alone on the same "
+                "shapes: %.2f ms (%.1f GFLOP/s), the floor: step / floor = %.2f\n",
+                matmul_flops_per_step / 1e9, 100 * median(matmul_share), median(matmul_gflops), floor_ms,
+                matmul_flops_per_step / (floor_ms / 1e3) / 1e9, step_ms / floor_ms);
+    std::printf("bench: forward %.2f ms, backward %.2f ms, optimizer %.2f ms (means)\n", 1e3 * phases.forward,
+                1e3 * phases.backward, 1e3 * phases.optimizer);
+    std::printf("bench: peak resident memory %.1f MB\n", usage.ru_maxrss / 1024.0);
+    return 0;
+}
