@@ -1,0 +1,103 @@
+// Lesson 09: why attention over more tokens is flatter, and what log-length scaling does about it.
+// One matching key among 32 keys, then among 128 with the same scores: the match's weight and the
+// row's entropy, from the engine's softmax; then the scores multiplied by log 128 / log 32
+// (positional/length_scaling.hpp), the last column of the chapter's table. Mirrors where-am-i, the
+// discussion of "seen" in "A test: two tasks, four times the length" (Chiang & Cholak 2022).
+// Leaves out trained models: the scores here are set by hand, one match scored a and the rest 0.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "autograd/ops.hpp"
+#include "lessons/lesson.hpp"
+#include "positional/length_scaling.hpp"
+
+using wai::Shape;
+using wai::Tensor;
+
+namespace {
+
+struct AttentionRow {
+    double match_weight;  // the softmax weight on the one matching key
+    double entropy;       // of the whole row, in nats: log(keys) when flat, 0 when all on one key
+};
+
+// One attention row over `keys` keys: the match scored `match_score`, every other key 0, then every
+// score multiplied by `factor`, as the attention layer's score_scale does, and the engine's softmax.
+AttentionRow attend(int64_t keys, float match_score, float factor) {
+    Tensor scores(Shape{1, keys});  // (1, T): one query's scores
+    scores[0] = match_score;
+    const Tensor weights = wai::softmax(wai::scale(wai::Value(scores), factor)).value();  // (1, T)
+    double entropy = 0.0;
+    for (int64_t j = 0; j < keys; ++j)
+        if (weights[j] > 0.0f) entropy -= weights[j] * std::log(static_cast<double>(weights[j]));
+    return {weights[0], entropy};
+}
+
+}  // namespace
+
+int main(int, char** argv) {
+    wai::prepare_process(argv);
+    const int64_t train_keys = 32, test_keys = 128;
+    const float factor = wai::log_length_scale(test_keys, train_keys);
+
+    // The match's weight is e^a / (e^a + (N - 1)): the match keeps its score, but every extra key adds
+    // its own e^0 to the denominator. Four times the keys, and the same learned scores buy less.
+    lesson::heading("One match scored a, every other key 0: the match's weight and the row's entropy");
+    std::printf("  factor log %lld / log %lld = %.4f\n", static_cast<long long>(test_keys),
+                static_cast<long long>(train_keys), factor);
+    std::printf("          weight on the match             share of the      entropy (nats)\n");
+    std::printf("      a   %3lld keys  %3lld keys  %3lld x%.2f   gap closed    %3lld keys  %3lld keys  %3lld x%.2f\n",
+                static_cast<long long>(train_keys), static_cast<long long>(test_keys), static_cast<long long>(test_keys),
+                factor, static_cast<long long>(train_keys), static_cast<long long>(test_keys),
+                static_cast<long long>(test_keys), factor);
+    bool always_flatter = true, scaling_sharpens = true, scaling_closer = true, flat_stays_flat = true;
+    double largest_gap_left = 0.0;
+    for (float a : {0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 8.0f}) {
+        const AttentionRow short_row = attend(train_keys, a, 1.0f), long_row = attend(test_keys, a, 1.0f);
+        const AttentionRow scaled_row = attend(test_keys, a, factor);
+        const double gap = short_row.match_weight - long_row.match_weight;
+        const double gap_left = std::abs(short_row.match_weight - scaled_row.match_weight);
+        std::printf("  %5.1f    %.4f    %.4f     %.4f       %5.1f%%       %.3f      %.3f      %.3f\n", a,
+                    short_row.match_weight, long_row.match_weight, scaled_row.match_weight,
+                    100.0 * (1.0 - gap_left / gap), short_row.entropy, long_row.entropy, scaled_row.entropy);
+        always_flatter &= long_row.match_weight < short_row.match_weight && long_row.entropy > short_row.entropy;
+        if (a == 0.0f) {  // no match stands out: a flat row stays flat whatever the factor
+            flat_stays_flat = std::abs(scaled_row.match_weight - long_row.match_weight) < 1e-7;
+            continue;
+        }
+        scaling_sharpens &= scaled_row.match_weight > long_row.match_weight;
+        scaling_closer &= gap_left < gap;
+        largest_gap_left = std::max(largest_gap_left, gap_left);
+    }
+    lesson::check(always_flatter, "at every a, 128 keys give the match less weight and the row more entropy than 32");
+    lesson::check(flat_stays_flat, "a = 0: all scores equal, and scaling them changes nothing (weight 1/128 either way)");
+    lesson::check(scaling_sharpens, "at every a > 0, the factor moves weight back onto the match at 128 keys");
+    lesson::check(scaling_closer, "at every a > 0, the scaled weight is nearer the 32-key weight than the unscaled one");
+    std::printf("  largest distance left between the scaled 128-key weight and the 32-key weight: %.3f\n", largest_gap_left);
+
+    // "Roughly", made exact. The scaled weight equals the 32-key weight when e^(ca) / 127 = e^a / 31,
+    // that is at a* = log(127/31) / (c - 1) for c = log 128 / log 32. One score, not all: below a* the
+    // factor restores part of the weight, above a* it overshoots and the row is sharper than at 32.
+    lesson::heading("Where the factor restores the weight exactly");
+    const double exact_score =
+        std::log(static_cast<double>(test_keys - 1) / static_cast<double>(train_keys - 1)) / (factor - 1.0);
+    const AttentionRow at_short = attend(train_keys, static_cast<float>(exact_score), 1.0f);
+    const AttentionRow at_scaled = attend(test_keys, static_cast<float>(exact_score), factor);
+    std::printf("  a* = log(%lld/%lld) / (%.4f - 1) = %.4f: weight %.5f with %lld keys, %.5f with %lld keys scaled\n",
+                static_cast<long long>(test_keys - 1), static_cast<long long>(train_keys - 1), factor, exact_score,
+                at_short.match_weight, static_cast<long long>(train_keys), at_scaled.match_weight,
+                static_cast<long long>(test_keys));
+    lesson::check(std::abs(at_short.match_weight - at_scaled.match_weight) < 1e-5, "at a* the two weights agree to 1e-5");
+    const float below = static_cast<float>(exact_score) - 1.0f, above = static_cast<float>(exact_score) + 1.0f;
+    lesson::check(attend(test_keys, below, factor).match_weight < attend(train_keys, below, 1.0f).match_weight &&
+                      attend(test_keys, above, factor).match_weight > attend(train_keys, above, 1.0f).match_weight,
+                  "one below a* the scaled weight falls short; one above, it overshoots");
+
+    // What it means for the experiment: the factor changes nothing learned and costs nothing, and it
+    // helps where a model's trouble at 128 is dilution, as on seen with no positions (back to 96% in
+    // the chapter). It cannot make up a score that was never learned, it overshoots where scores are
+    // already sharp (a > a*), and with ALiBi it hurts for another reason: it sharpens the content
+    // scores but not the fixed distance penalty added after them.
+    return lesson::finish("09");
+}
