@@ -43,17 +43,20 @@ help:
 	@echo "make deps       install missing Debian packages with apt-get"
 	@echo "make experiment the chapter's 28 runs into results/ (SEEDS='0 1 2 3 4' for more; resumable)"
 	@echo "make lessons    build the lesson programs; make lessons-run runs them in order"
+	@echo "make exercises  build and check the learner's exercise files (lessons/exercises/)"
+	@echo "make bench      time a training step of the experiment's model (one thread)"
 	@echo "make clean      remove build/"
 
 # One line naming the missing package, instead of a wall of compiler errors.
 check-deps:
 	@command -v $(CXX) >/dev/null || { echo "missing: the C++ compiler; run 'make deps' (Debian package g++)"; exit 1; }
 	@test -f $(BLAS_INCLUDE)/cblas.h || { echo "missing: OpenBLAS (OpenMP build); run 'make deps' (Debian package libopenblas-openmp-dev)"; exit 1; }
+	@test -f /usr/include/nlohmann/json.hpp || { echo "missing: the JSON parser for weight files; run 'make deps' (Debian package nlohmann-json3-dev)"; exit 1; }
 
 check-test-deps: check-deps
 	@test -f $(CATCH_HEADER) || { echo "missing: Catch2 v2; run 'make deps' (Debian package catch2)"; exit 1; }
 
-DEB_PACKAGES := g++ make libopenblas-openmp-dev catch2
+DEB_PACKAGES := g++ make libopenblas-openmp-dev catch2 nlohmann-json3-dev
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
@@ -65,6 +68,8 @@ deps:
 	  && echo "deps: installed$$missing"; fi
 
 $(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
+# The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
+$(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'
 
 $(BUILD)/%.o: %.cpp
 	@mkdir -p $(dir $@)

@@ -1,13 +1,18 @@
-// The training loop and the evaluation protocol of one experiment run.
-// Leaves out learning-rate schedules, gradient clipping and checkpoints: the chapter uses none.
+// The training loop and the evaluation protocol of one experiment run, with the weights loaded
+// before it and saved after it when asked. Leaves out learning-rate schedules, gradient clipping,
+// and checkpoints during training (and so resuming the optimizer's moments): the chapter uses none.
 #include "tasks/experiment.hpp"
+
+#include <unistd.h>
 
 #include <chrono>
 #include <cmath>
+#include <filesystem>
 #include <stdexcept>
 
 #include "nn/adamw.hpp"
 #include "nn/loss.hpp"
+#include "nn/weights_file.hpp"
 #include "positional/length_scaling.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/evaluate.hpp"
@@ -27,6 +32,23 @@ Task configured_task(const RunConfig& c) {
     return task;
 }
 
+// What a saved file was trained for ("steps": this run's, not counting a loaded file's). On loading,
+// the task and scheme must be this run's: a model saved with rope has the same parameters as one
+// without, and would load into it without complaint.
+std::map<std::string, std::string> saved_for(const RunConfig& c) {
+    return {{"task", c.task}, {"scheme", c.scheme}, {"seed", std::to_string(c.seed)},
+            {"steps", std::to_string(c.steps)}, {"made_by", "whereami train_position"}};
+}
+
+void check_saved_for(const RunConfig& c, const std::map<std::string, std::string>& metadata) {
+    for (const auto& [key, ours] : std::map<std::string, std::string>{{"task", c.task}, {"scheme", c.scheme}}) {
+        const auto saved = metadata.find(key);
+        if (saved != metadata.end() && saved->second != ours)
+            throw std::runtime_error("weights file '" + c.load_path + "': saved for " + key + " '" + saved->second +
+                                     "', this run's is '" + ours + "'; load it with the same task and scheme");
+    }
+}
+
 }  // namespace
 
 Batch test_batch(const Task& task, uint64_t seed, int64_t length, int64_t sequences) {
@@ -40,7 +62,9 @@ void validate(const RunConfig& c) {
     auto positive = [](int64_t v, const char* what) {
         if (v <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(v));
     };
-    positive(c.steps, "--steps");
+    if (c.steps < 0 || (c.steps == 0 && c.load_path.empty()))
+        throw std::invalid_argument("--steps must be positive, got " + std::to_string(c.steps) +
+                                    " (0 is allowed with --load: evaluate the loaded weights without training)");
     positive(c.batch, "--batch");
     positive(c.train_length, "--train-len");
     positive(c.dim, "--dim");
@@ -72,6 +96,13 @@ void validate(const RunConfig& c) {
                                         std::to_string(learned_table_rows) + " rows (positions 0.." +
                                         std::to_string(learned_table_rows - 1) + ")");
     }
+    if (!c.save_path.empty()) {  // refused now rather than after the training
+        const std::string parent = std::filesystem::path(c.save_path).parent_path().string();
+        const std::string folder = parent.empty() ? "." : parent;
+        if (access(folder.c_str(), W_OK) != 0)
+            throw std::invalid_argument("--save " + c.save_path + ": the folder '" + folder +
+                                        "' does not exist or is not writable");
+    }
     if (spec.kind == PositionSpec::Kind::learned && c.train_length > learned_table_rows)
         throw std::invalid_argument("--train-len " + std::to_string(c.train_length) + " is past the learned table's " +
                                     std::to_string(learned_table_rows) + " rows");
@@ -92,6 +123,7 @@ RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
     Generator init(stream_seed(c.seed, init_stream));
     auto position = make_position_encoding(spec, c.dim, c.heads, init);
     Transformer model(model_config, std::move(position), init);
+    if (!c.load_path.empty()) check_saved_for(c, load_weights(c.load_path, model));
 
     AdamWConfig optimizer_config;
     optimizer_config.lr = c.lr;
@@ -114,6 +146,7 @@ RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
         if (progress) progress(step, c.steps, loss_value);
     }
     result.seconds_training = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!c.save_path.empty()) save_weights(c.save_path, model, {}, saved_for(c));
 
     int64_t longest = 0;
     for (int64_t length : c.test_lengths) longest = std::max(longest, length);

@@ -1,6 +1,7 @@
-// One run of the chapter's experiment: build the model for a task and scheme, train it on fresh
-// batches of length train_length, then test at each test length; at the longest, also on the
-// positions past train_length only, and with every score scaled by log(T)/log(train_length).
+// One run of the chapter's experiment: build the model for a task and scheme (or load its weights),
+// train it on fresh batches of length train_length, save the weights if asked, then test at each
+// test length; at the longest, also on the positions past train_length only, and with every score
+// scaled by log(T)/log(train_length).
 // Leaves out the command line (tasks/train_position.cpp) and running several runs (the Makefile).
 #pragma once
 #include <functional>
@@ -23,6 +24,9 @@ struct RunConfig {
     int64_t lag = 3;
     int64_t vocab = 0;  // 0: the task's own (16 for lag, 96 for seen)
     int64_t eval_sequences = 256;
+    // Weight files (nn/weights_file.hpp). load_path's weights replace the initial ones before
+    // training, and steps may then be 0: only evaluate them. save_path gets the weights after training.
+    std::string load_path, save_path;
 };
 
 struct RunResult {

@@ -1,8 +1,11 @@
 // train_position: one run of the chapter's experiment from the command line, one result line on stdout.
 //   build/train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]
 //     [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N] [--eval-seqs N]
-//     [--threads N] [--quiet]
-// Progress goes to stderr when it is a terminal. Bad input: one line, the usage, exit code 2.
+//     [--threads N] [--quiet] [--load FILE] [--save FILE]
+// --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
+// weights after training (safetensors, nn/weights_file.hpp; written to FILE.tmp, then renamed).
+// Progress goes to stderr when it is a terminal. Bad input: one line, the usage, exit code 2; a run
+// that fails (an unreadable or corrupt weight file, a loss that is not finite): one line, exit code 1.
 // Leaves out running several runs (make experiment does that).
 #include <unistd.h>
 
@@ -27,10 +30,12 @@ namespace {
 const char* const usage =
     "usage: train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]\n"
     "                      [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N]\n"
-    "                      [--eval-seqs N] [--threads N] [--quiet]\n"
+    "                      [--eval-seqs N] [--threads N] [--quiet] [--load FILE] [--save FILE]\n"
     "  TASK    lag | seen\n"
     "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope]\n"
-    "  SEED    a non-negative integer\n";
+    "  SEED    a non-negative integer\n"
+    "  --load FILE  start from these weights (safetensors); with --steps 0, only evaluate them\n"
+    "  --save FILE  write the weights after training (safetensors)\n";
 
 struct UsageError : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
@@ -101,6 +106,8 @@ Options parse(int argc, char** argv) {
             r.vocab = parse_integer(value, arg);
             if (r.vocab <= 0) throw UsageError("--vocab must be positive, got " + value);
         } else if (arg == "--eval-seqs") r.eval_sequences = parse_integer(value, arg);
+        else if (arg == "--load") r.load_path = value;
+        else if (arg == "--save") r.save_path = value;
         else if (arg == "--threads") {
             const int64_t threads = parse_integer(value, arg);
             if (threads <= 0 || threads > 1024) throw UsageError("--threads must be between 1 and 1024, got " + value);
