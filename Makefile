@@ -32,7 +32,7 @@ TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp))
 TEST_OBJECTS := $(TEST_SOURCES:%.cpp=$(BUILD)/%.o)
 TEST_BINARY  := $(BUILD)/run_tests
 
-.PHONY: all test clean deps check-deps check-test-deps help experiment experiment-runs bench
+.PHONY: all test clean deps check-deps check-test-deps help experiment experiment-runs bench bench-torch
 .DEFAULT_GOAL := all
 
 all: check-deps $(LIBRARY) $(PROGRAMS)
@@ -109,6 +109,16 @@ $(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(LIBRARY)
 # One thread: the experiment runs one thread per run (DESIGN.md section 6).
 bench: check-deps $(BUILD)/bench_step
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1
+
+# PyTorch (Debian python3-torch, never needed by the build) on the same model and step, one thread,
+# then ours, in the same run; the last line is their ratio.
+bench-torch: check-deps $(BUILD)/bench_step
+	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "missing: PyTorch for the comparison; install the Debian package python3-torch"; exit 1; }
+	@OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/torch_step.py --threads 1 | tee $(BUILD)/bench_torch.txt
+	@OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 | tee $(BUILD)/bench_ours.txt
+	@torch_ms=$$(sed -n 's/.*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_torch.txt); \
+	 ours_ms=$$(sed -n 's/.*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_ours.txt); \
+	 awk -v t=$$torch_ms -v o=$$ours_ms 'BEGIN { printf "bench-torch: PyTorch %.2f ms / whereami %.2f ms per step = %.2fx\n", t, o, t / o }'
 
 # Catch2's main is compiled once into its own object: it is the slow part of a test build.
 $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)

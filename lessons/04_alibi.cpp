@@ -67,7 +67,7 @@ int main(int, char** argv) {
 
     // The scheme as the model uses it: one (T, T) slab per head, each with its own slope.
     const wai::AlibiPositions geometric;
-    const wai::Tensor per_head = geometric.score_bias(8, small_T);  // (NH, T, T) = (8, 6, 6)
+    const wai::Tensor per_head = geometric.score_bias(8, small_T).value();  // (NH, T, T) = (8, 6, 6)
     const int64_t query = small_T - 1, key = query - 3;
     bool slab_per_head = per_head.shape() == wai::Shape({8, small_T, small_T});
     for (int64_t h = 0; h < 8; ++h)

@@ -45,8 +45,8 @@ Value CausalSelfAttention::forward(const Value& x) const {
     const Value v = split_heads(parts[2], heads);                                // (B, NH, T, H)
 
     Value scores = scale(matmul(q, k, false, true), score_scale / std::sqrt(static_cast<float>(head_dim)));  // (B, NH, T, T)
-    Tensor bias = position.score_bias(heads, T);                                                          // (NH, T, T)
-    if (bias.defined()) scores = add(scores, Value(heads == 1 ? std::move(bias).reshaped(Shape{T, T}) : bias));
+    const Value bias = position.score_bias(heads, T);                                                     // (NH, T, T)
+    if (bias.defined()) scores = add(scores, heads == 1 ? reshape(bias, Shape{T, T}) : bias);
     const Value weights = softmax(scores, /*causal=*/true);  // (B, NH, T, T)
     if (keep_weights) last_weights = weights.value().reshaped(Shape{s[0], heads, T, T});
     return output.forward(merge_heads(matmul(weights, v), heads));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)

@@ -13,11 +13,11 @@ public:
     virtual Value add_to_embeddings(const Value& h) const { return h; }
     // Relative place, queries and keys: x (B, NH, T, H) -> (B, NH, T, H).
     virtual Value rotate_queries_keys(const Value& x) const { return x; }
-    // Relative place, scores: a constant (NH, T, T) added to the scores of every batch entry, or an
-    // undefined Tensor for none. Entry [h, m, n] is for query m and key n.
-    virtual Tensor score_bias(int64_t heads, int64_t T) const {
+    // Relative place, scores: (NH, T, T) added to the scores of every batch entry, or an undefined
+    // Value for none. Entry [h, m, n] is for query m and key n. A Value, so a scheme may learn it.
+    virtual Value score_bias(int64_t heads, int64_t T) const {
         (void)heads, (void)T;
-        return Tensor();
+        return Value();
     }
     virtual std::string spec() const { return "none"; }  // the spec string that names the scheme
 };

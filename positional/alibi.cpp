@@ -23,8 +23,8 @@ Tensor alibi_bias(const std::vector<double>& slopes, int64_t T) {
     return bias;
 }
 
-Tensor AlibiPositions::score_bias(int64_t heads, int64_t T) const {
-    return alibi_bias(slope > 0.0 ? std::vector<double>(heads, slope) : alibi_slopes(heads), T);
+Value AlibiPositions::score_bias(int64_t heads, int64_t T) const {
+    return Value(alibi_bias(slope > 0.0 ? std::vector<double>(heads, slope) : alibi_slopes(heads), T));
 }
 
 std::string AlibiPositions::spec() const {

@@ -16,7 +16,7 @@ class AlibiPositions : public PositionEncoding {
 public:
     // slope <= 0 means "the geometric slopes for however many heads the model has".
     explicit AlibiPositions(double slope = 0.0) : slope(slope) {}
-    Tensor score_bias(int64_t heads, int64_t T) const override;  // (NH, T, T)
+    Value score_bias(int64_t heads, int64_t T) const override;  // (NH, T, T), a constant
     std::string spec() const override;
     double slope;
 };

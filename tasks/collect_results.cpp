@@ -41,7 +41,7 @@ std::optional<ResultLine> read_run(const std::string& path, const std::string& t
     std::string line, extra;
     if (!in || !std::getline(in, line) || std::getline(in, extra)) return std::nullopt;
     auto r = parse_result_line(line);
-    if (!r || r->task != task || r->scheme != scheme || r->seed != seed || r->lengths.size() != 3) return std::nullopt;
+    if (!r || r->task != task || r->scheme != scheme || r->seed != seed || r->lengths.size() != 3 || !r->has_past_train) return std::nullopt;
     return r;
 }
 

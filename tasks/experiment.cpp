@@ -156,6 +156,7 @@ RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
         result.accuracy.push_back(e.all.value());
         if (length == longest) {
             result.past_train_accuracy = e.from_cutoff.value();
+            result.has_past_train = e.from_cutoff.scored > 0;
             result.always_no_accuracy = e.always_zero.value();
         }
     }

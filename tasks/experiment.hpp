@@ -32,6 +32,7 @@ struct RunConfig {
 struct RunResult {
     std::vector<double> accuracy;  // one per test length
     double past_train_accuracy = 0;  // at the longest length, positions >= train_length
+    bool has_past_train = false;     // false when no test length goes past train_length
     double scaled_accuracy = 0;      // at the longest length, scores x log(T)/log(train_length)
     double always_no_accuracy = 0;   // at the longest length, answering 0 everywhere (for seen)
     double final_loss = 0;

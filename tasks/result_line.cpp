@@ -26,7 +26,9 @@ std::string format_result_line(const RunConfig& c, const RunResult& r) {
         line += number;
     }
     const std::string L = std::to_string(longest), train = std::to_string(c.train_length);
-    std::snprintf(number, sizeof number, "%.3f", r.past_train_accuracy);
+    // With no test length past the training length there are no such positions: "n/a", not 0.
+    if (r.has_past_train) std::snprintf(number, sizeof number, "%.3f", r.past_train_accuracy);
+    else std::snprintf(number, sizeof number, "n/a");
     line += "; at " + L + ", positions past " + train + ": " + number;
     std::snprintf(number, sizeof number, "%.3f", r.scaled_accuracy);
     line += "; scores x log" + L + "/log" + train + ": " + number;
@@ -46,7 +48,7 @@ static std::vector<std::string> split(const std::string& text, const std::string
 
 std::optional<ResultLine> parse_result_line(const std::string& line) {
     static const std::regex pattern(
-        R"(^(\S+) +(\S+) +seed (\d+): length ([0-9 /]+): ([0-9. /]+); at (\d+), positions past (\d+): (\d\.\d{3}); )"
+        R"(^(\S+) +(\S+) +seed (\d+): length ([0-9 /]+): ([0-9. /]+); at (\d+), positions past (\d+): (\d\.\d{3}|n/a); )"
         R"(scores x log(\d+)/log(\d+): (\d\.\d{3})$)");
     std::smatch m;
     if (!std::regex_match(line, m, pattern)) return std::nullopt;
@@ -65,7 +67,8 @@ std::optional<ResultLine> parse_result_line(const std::string& line) {
             r.accuracy.push_back(std::stod(s));
         }
         r.train_length = std::stoll(m[7]);
-        r.past_train = std::stod(m[8]);
+        r.has_past_train = m[8] != "n/a";
+        r.past_train = r.has_past_train ? std::stod(m[8]) : 0.0;
         r.scaled = std::stod(m[11]);
         const int64_t longest = *std::max_element(r.lengths.begin(), r.lengths.end());
         if (r.lengths.size() != r.accuracy.size() || std::stoll(m[6]) != longest || std::stoll(m[9]) != longest ||

@@ -18,6 +18,7 @@ struct ResultLine {
     std::vector<double> accuracy;  // one per length
     int64_t train_length = 0;
     double past_train = 0, scaled = 0;
+    bool has_past_train = true;  // false for "n/a": no test length went past the training length
 };
 
 std::string format_result_line(const RunConfig& config, const RunResult& result);

@@ -167,9 +167,9 @@ TEST_CASE("ALiBi: the penalty is -slope * (m - n) below the diagonal", "[positio
     for (int64_t i = 0; i < 18; ++i) CHECK(bias[i] == expected[i]);
 
     // A given slope is shared by every head; no slope means the geometric ones.
-    const Tensor shared = AlibiPositions(0.5).score_bias(2, 3);
+    const Tensor shared = AlibiPositions(0.5).score_bias(2, 3).value();
     for (int64_t i = 0; i < 9; ++i) CHECK(shared[9 + i] == expected[i]);
-    const Tensor geometric = AlibiPositions().score_bias(2, 3);  // 2 heads: 1/16, 1/256
+    const Tensor geometric = AlibiPositions().score_bias(2, 3).value();  // 2 heads: 1/16, 1/256
     CHECK(geometric[3] == -1.0f / 16);
     CHECK(geometric[9 + 3] == -1.0f / 256);
     CHECK(AlibiPositions(0.5).spec() == "alibi:0.5");

@@ -43,6 +43,7 @@ RunResult figures(std::vector<double> accuracy, double past_train, double scaled
     RunResult result;
     result.accuracy = std::move(accuracy);
     result.past_train_accuracy = past_train;
+    result.has_past_train = true;
     result.scaled_accuracy = scaled;
     return result;
 }
@@ -151,6 +152,16 @@ TEST_CASE("format_result_line writes the chapter's line exactly", "[tasks][resul
     CHECK(format_result_line(other, figures({0.5, 0.25}, 0.125, 0.0)) ==
           "lag  none         seed 12: length 16 / 48: 0.500 / 0.250; at 48, positions past 16: 0.125; "
           "scores x log48/log16: 0.000");
+    // No test length past the training length: there are no such positions, and the line says so.
+    RunConfig short_only = chapter_config("lag", "none", 0);
+    short_only.test_lengths = {32};
+    RunResult no_past = figures({0.5}, 0.0, 0.5);
+    no_past.has_past_train = false;
+    const std::string line = format_result_line(short_only, no_past);
+    CHECK(line == "lag  none         seed 0: length 32: 0.500; at 32, positions past 32: n/a; scores x log32/log32: 0.500");
+    const auto parsed = parse_result_line(line);
+    REQUIRE(parsed);
+    CHECK_FALSE(parsed->has_past_train);
 }
 
 TEST_CASE("parse_result_line reads a line back and refuses damaged ones", "[tasks][result_line]") {
