@@ -13,7 +13,7 @@ struct Gelu final : Op {
     // dx += g * (Phi(x) + x * phi(x))
     void apply(Node& out) override {
         Value& x = out.parents[0];
-        if (x.requires_grad()) gelu_backward_accumulate(x.grad_buffer(), x.value(), out.grad);
+        if (x.requires_grad()) x.accumulate_grad(gelu_backward(x.value(), out.grad));
     }
 };
 

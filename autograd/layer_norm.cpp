@@ -56,7 +56,8 @@ struct LayerNorm final : Op {
         const int64_t D = x.shape().last(), rows = x.shape().rows();
         const float* w = weight.value().data();
         const float* g = out.grad.data();
-        float* dx = x.requires_grad() ? x.grad_buffer().data() : nullptr;
+        Tensor grad_x = x.requires_grad() ? Tensor::uninitialized(x.shape()) : Tensor();  // written whole below
+        float* dx = x.requires_grad() ? grad_x.data() : nullptr;
         float* dw = weight.requires_grad() ? weight.grad_buffer().data() : nullptr;
         float* db = bias.requires_grad() ? bias.grad_buffer().data() : nullptr;
         for (int64_t r = 0; r < rows; ++r) {
@@ -84,8 +85,9 @@ struct LayerNorm final : Op {
             float* dxr = dx + r * D;
             #pragma omp simd
             for (int64_t c = 0; c < D; ++c)
-                dxr[c] += inv * (gr[c] * w[c] - mean_dxhat - (xr[c] - mu) * inv * mean_dxhat_xhat);
+                dxr[c] = inv * (gr[c] * w[c] - mean_dxhat - (xr[c] - mu) * inv * mean_dxhat_xhat);
         }
+        if (dx) x.accumulate_grad(std::move(grad_x));
     }
 };
 

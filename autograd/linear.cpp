@@ -6,7 +6,6 @@
 
 #include "autograd/ops.hpp"
 #include "tensor/gemm.hpp"
-#include "tensor/kernels.hpp"
 
 namespace wai {
 
@@ -44,7 +43,12 @@ struct Linear final : Op {
         }
         if (weight.requires_grad())
             sgemm(true, false, outputs, in, rows, 1.0f, g, x.value().data(), 1.0f, weight.grad_buffer().data());
-        if (bias.requires_grad()) sum_leading_into(bias.grad_buffer(), out.grad.reshaped(Shape{rows, outputs}));
+        if (bias.requires_grad()) {
+            float* db = bias.grad_buffer().data();
+            for (int64_t r = 0; r < rows; ++r)
+                #pragma omp simd
+                for (int64_t j = 0; j < outputs; ++j) db[j] += g[r * outputs + j];
+        }
     }
 };
 

@@ -48,14 +48,15 @@ struct Softmax final : Op {
         return record("softmax", std::move(y), {x}, std::make_unique<Softmax>(causal));
     }
 
-    // dx[r, j] += y[r, j] * (g[r, j] - sum_j' g[r, j'] y[r, j']); masked entries have y = 0
+    // dx[r, j] += y[r, j] * (g[r, j] - sum_j' g[r, j'] y[r, j']); masked entries get 0
     void apply(Node& out) override {
         Value& x = out.parents[0];
         if (!x.requires_grad()) return;
         const Tensor& y = out.value;
         const Shape& s = y.shape();
         const int64_t Tk = s.last(), rows = s.rows(), T = causal ? s[s.rank() - 2] : 1;
-        float* dx = x.grad_buffer().data();
+        Tensor grad_x = Tensor::uninitialized(s);  // every entry is written below, masked ones as 0
+        float* dx = grad_x.data();
         #pragma omp parallel for if (rows * Tk > 65536) schedule(static)
         for (int64_t r = 0; r < rows; ++r) {
             const float* yr = y.data() + r * Tk;
@@ -65,8 +66,10 @@ struct Softmax final : Op {
             #pragma omp simd reduction(+ : dot)
             for (int64_t j = 0; j < n; ++j) dot += gr[j] * yr[j];
             #pragma omp simd
-            for (int64_t j = 0; j < n; ++j) dx[r * Tk + j] += yr[j] * (gr[j] - dot);
+            for (int64_t j = 0; j < n; ++j) dx[r * Tk + j] = yr[j] * (gr[j] - dot);
+            for (int64_t j = n; j < Tk; ++j) dx[r * Tk + j] = 0.0f;
         }
+        x.accumulate_grad(std::move(grad_x));
     }
 };
 

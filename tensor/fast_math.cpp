@@ -23,8 +23,9 @@ Tensor gelu(const Tensor& x) {
     return out;
 }
 
-void gelu_backward_accumulate(Tensor& grad_x, const Tensor& x, const Tensor& grad_out) {
+Tensor gelu_backward(const Tensor& x, const Tensor& grad_out) {
     // d/dx [x * Phi(x)] = Phi(x) + x * phi(x), with phi the standard normal density.
+    Tensor grad_x = Tensor::uninitialized(x.shape());
     const float* in = x.data();
     const float* g = grad_out.data();
     float* dx = grad_x.data();
@@ -34,8 +35,9 @@ void gelu_backward_accumulate(Tensor& grad_x, const Tensor& x, const Tensor& gra
     for (int64_t i = 0; i < n; ++i) {
         const float cdf = 0.5f * (1.0f + erff(in[i] * float(M_SQRT1_2)));
         const float pdf = inv_sqrt_2pi * expf(-0.5f * in[i] * in[i]);
-        dx[i] += g[i] * (cdf + in[i] * pdf);
+        dx[i] = g[i] * (cdf + in[i] * pdf);
     }
+    return grad_x;
 }
 
 }  // namespace wai

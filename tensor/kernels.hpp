@@ -29,8 +29,9 @@ double sum_all(const Tensor& a);  // in double, so long sums keep their digits
 // (tensor/fast_math.cpp); gelu_reference keeps the plain scalar loop they are tested against.
 Tensor gelu(const Tensor& x);
 Tensor gelu_reference(const Tensor& x);
-void gelu_backward_accumulate(Tensor& grad_x, const Tensor& x, const Tensor& grad_out);
-void gelu_backward_reference(Tensor& grad_x, const Tensor& x, const Tensor& grad_out);
+// grad_out * gelu'(x): the gradient GELU sends back to its input, as a new tensor.
+Tensor gelu_backward(const Tensor& x, const Tensor& grad_out);
+Tensor gelu_backward_reference(const Tensor& x, const Tensor& grad_out);
 
 // x[i] = exp(x[i]) for n numbers, vectorised (tensor/fast_math.cpp); for softmax rows.
 void exp_inplace(float* x, int64_t n);
