@@ -23,6 +23,8 @@ Value matmul(const Value& a, const Value& b, bool trans_a = false, bool trans_b 
 
 // linear.cpp: x W^T + b in one op, as matmul(x, weight, false, true) then add(., bias) would give.
 Value linear(const Value& x, const Value& weight, const Value& bias);  // (..., in), (out, in), (out) -> (..., out)
+// Only outputs [first, first + count) of that: (..., in) -> (..., count), the same numbers.
+Value linear_outputs(const Value& x, const Value& weight, const Value& bias, int64_t first, int64_t count);
 
 // shape_ops.cpp
 Value reshape(const Value& a, const Shape& shape);         // same numbers, new shape

@@ -18,7 +18,7 @@ struct Reshape final : Op {
     // da += g under a's shape
     void apply(Node& out) override {
         Value& a = out.parents[0];
-        if (a.requires_grad()) a.accumulate_grad(out.grad.reshaped(a.shape()));
+        if (a.requires_grad()) a.accumulate_grad(std::move(out.grad).reshaped(a.shape()));
     }
 };
 

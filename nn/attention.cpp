@@ -39,10 +39,11 @@ Value CausalSelfAttention::forward(const Value& x) const {
     if (s.rank() != 3 || s[2] != dim)
         shape_error("CausalSelfAttention", s.str(), "expects (B, T, " + std::to_string(dim) + ")");
     const int64_t T = s[1];
-    std::vector<Value> parts = split_last(qkv.forward(x), 3);                // 3 x (B, T, D)
-    const Value q = position.rotate_queries_keys(split_heads(parts[0], heads));  // (B, NH, T, H)
-    const Value k = position.rotate_queries_keys(split_heads(parts[1], heads));  // (B, NH, T, H)
-    const Value v = split_heads(parts[2], heads);                                // (B, NH, T, H)
+    // q, k, v = qkv(x) split in three along the last axis; each third computed on its own, which
+    // gives the same numbers without building (B, T, 3D) and copying it apart.
+    const Value q = position.rotate_queries_keys(split_heads(qkv.forward_outputs(x, 0, dim), heads));        // (B, NH, T, H)
+    const Value k = position.rotate_queries_keys(split_heads(qkv.forward_outputs(x, dim, dim), heads));      // (B, NH, T, H)
+    const Value v = split_heads(qkv.forward_outputs(x, 2 * dim, dim), heads);                                // (B, NH, T, H)
 
     Value scores = scale(matmul(q, k, false, true), score_scale / std::sqrt(static_cast<float>(head_dim)));  // (B, NH, T, T)
     const Value bias = position.score_bias(heads, T);                                                     // (NH, T, T)

@@ -21,4 +21,8 @@ Value Linear::forward(const Value& x) const {
     return linear(x, weight, bias);  // (..., out)
 }
 
+Value Linear::forward_outputs(const Value& x, int64_t first, int64_t count) const {
+    return linear_outputs(x, weight, bias, first, count);  // (..., count)
+}
+
 }  // namespace wai

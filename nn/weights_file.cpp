@@ -115,8 +115,9 @@ std::map<std::string, std::string> parse_metadata(const std::string& path, const
 
 }  // namespace
 
-WeightsFile read_weights_file(const std::string& path) {
-    const std::string bytes = read_whole_file(path);
+WeightsFile read_weights_file(const std::string& path) { return parse_weights_file(read_whole_file(path), path); }
+
+WeightsFile parse_weights_file(std::string_view bytes, const std::string& path) {
     if (bytes.size() < 8)
         refuse(path, "it is " + std::to_string(bytes.size()) + " bytes, too short for a header length", layout);
     uint64_t header_size = 0;

@@ -9,6 +9,7 @@
 #pragma once
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -24,6 +25,9 @@ struct WeightsFile {
 };
 
 WeightsFile read_weights_file(const std::string& path);
+// The same checks on a file's bytes already in memory (read_weights_file reads the file, then calls
+// this); `path` only names the file in the messages. The fuzz target (tests/fuzz/) calls it.
+WeightsFile parse_weights_file(std::string_view bytes, const std::string& path);
 // Written to "<path>.tmp" and renamed over path, so a reader never sees half a file.
 void write_weights_file(const std::string& path, const NamedTensors& tensors,
                         const std::map<std::string, std::string>& metadata = {});
