@@ -78,6 +78,10 @@ int main(int argc, char** argv) {
     const int threads = parse_flag(argc, argv, "--threads", 1);
     set_threads(threads);
     const int64_t B = 64, T = 32;
+    // 2 is OpenBLAS's OpenMP build; the pthread build beside our OpenMP loops is 3-5x slower (DESIGN.md section 6).
+    if (openblas_get_parallel() != 2)
+        std::fprintf(stderr, "bench_step: warning: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d); "
+                             "install libopenblas-openmp-dev\n", openblas_get_parallel());
 
     const Task task = make_task("lag");
     TransformerConfig config;
@@ -135,7 +139,7 @@ int main(int argc, char** argv) {
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);
     const double step_ms = median(ms_per_step);
-    std::printf("bench: lag rope, B=%lld T=%lld, %d threads, OpenBLAS %s kernels, openblas_get_parallel() = %d\n",
+    std::printf("bench: lag rope, B=%lld T=%lld, %d threads, OpenBLAS %s kernels, openblas_get_parallel() = %d (the OpenMP build)\n",
                 static_cast<long long>(B), static_cast<long long>(T), threads, blas_kernels(), openblas_get_parallel());
     std::printf("bench: median of %d repeats x %d steps: %.2f ms per step (min %.2f, max %.2f), %.0f tokens/s\n", repeats,
                 steps, step_ms, *std::min_element(ms_per_step.begin(), ms_per_step.end()),
