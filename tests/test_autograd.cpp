@@ -15,8 +15,10 @@
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "tensor/kernels.hpp"
+#include "tests/helpers.hpp"
 
 using namespace wai;
+using namespace wai::testing;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -25,42 +27,8 @@ namespace {
 // |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
 const GradcheckOptions default_tolerance{};
 
-using Function = std::function<Value(const std::vector<Value>&)>;
-
-void check_gradients(const Function& f, const std::vector<Value>& inputs, const GradcheckOptions& tolerance) {
-    const GradcheckResult result = gradcheck(f, inputs, tolerance);
-    INFO("worst entry: " << result.worst << " (abs error " << result.max_abs_error << ")");
-    CHECK(result.entries > 0);
-    CHECK(result.passed);
-}
-
-// A parameter (requires_grad) of uniform(-1, 1) numbers; each seed gives its own numbers.
-Value parameter(const Shape& shape, uint64_t seed) {
-    Generator generator(seed);
-    return Value(Tensor::uniform(shape, -1.0f, 1.0f, generator), true);
-}
-
 Value constant(const Shape& shape, std::vector<float> values) {
     return Value(Tensor::from_values(shape, std::move(values)));
-}
-
-std::vector<float> numbers(const Tensor& t) { return std::vector<float>(t.data(), t.data() + t.numel()); }
-
-void check_close(const Tensor& actual, const Tensor& expected, double rel = 1e-5, double abs = 1e-6) {
-    REQUIRE(actual.shape() == expected.shape());
-    for (int64_t i = 0; i < actual.numel(); ++i) {
-        INFO("element " << i);
-        CHECK(actual[i] == Approx(expected[i]).epsilon(rel).margin(abs));
-    }
-}
-
-std::string invalid_argument_message(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "no std::invalid_argument was thrown";
 }
 
 // op(a) . op(b) by the definition, batch entry by batch entry; a single 2-D operand is shared.

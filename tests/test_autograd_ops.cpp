@@ -13,8 +13,10 @@
 
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
+#include "tests/helpers.hpp"
 
 using namespace wai;
+using namespace wai::testing;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -23,44 +25,11 @@ namespace {
 // |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
 const GradcheckOptions default_tolerance{};
 
-using Function = std::function<Value(const std::vector<Value>&)>;
-
-void check_gradients(const Function& f, const std::vector<Value>& inputs, const GradcheckOptions& tolerance) {
-    const GradcheckResult result = gradcheck(f, inputs, tolerance);
-    INFO("worst entry: " << result.worst << " (abs error " << result.max_abs_error << ")");
-    CHECK(result.entries > 0);
-    CHECK(result.passed);
-}
-
-Value parameter(const Shape& shape, uint64_t seed) {
-    Generator generator(seed);
-    return Value(Tensor::uniform(shape, -1.0f, 1.0f, generator), true);
-}
-
 // A tensor holding 0, 1, 2, ... in row-major order, so where each number went is plain to see.
 Tensor counting(const Shape& shape) {
     Tensor t(shape);
     for (int64_t i = 0; i < t.numel(); ++i) t[i] = static_cast<float>(i);
     return t;
-}
-
-std::vector<float> numbers(const Tensor& t) { return std::vector<float>(t.data(), t.data() + t.numel()); }
-
-void check_close(const Tensor& actual, const Tensor& expected, double rel = 1e-5, double abs = 1e-6) {
-    REQUIRE(actual.shape() == expected.shape());
-    for (int64_t i = 0; i < actual.numel(); ++i) {
-        INFO("element " << i);
-        CHECK(actual[i] == Approx(expected[i]).epsilon(rel).margin(abs));
-    }
-}
-
-std::string invalid_argument_message(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "no std::invalid_argument was thrown";
 }
 
 // a with axes axis0 and axis1 swapped, by the definition: out[..i..j..] = a[..j..i..].

@@ -18,8 +18,10 @@
 #include "nn/adamw.hpp"
 #include "nn/loss.hpp"
 #include "nn/transformer.hpp"
+#include "tests/helpers.hpp"
 
 using namespace wai;
+using namespace wai::testing;
 
 namespace {
 
@@ -27,7 +29,6 @@ namespace {
 // |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
 const GradcheckOptions default_tolerance{};
 
-using Function = std::function<Value(const std::vector<Value>&)>;
 
 // Gradcheck of a whole layer: gradcheck's inputs are `leading` (x, if it has one) followed by the
 // module's own parameter handles. A Value is a shallow handle, so when gradcheck nudges inputs[k] it

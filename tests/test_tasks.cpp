@@ -15,20 +15,13 @@
 #include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
+#include "tests/helpers.hpp"
 
 using namespace wai;
+using namespace wai::testing;
 using Catch::Matchers::Contains;
 
 namespace {
-
-std::string invalid_argument_message(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "no std::invalid_argument was thrown";
-}
 
 // A run configured as in the chapter (test lengths 32, 64, 128 and train length 32 are the defaults).
 RunConfig chapter_config(const std::string& task, const std::string& scheme, uint64_t seed) {

@@ -13,34 +13,11 @@
 #include "tensor/kernels.hpp"
 #include "tensor/random.hpp"
 #include "tensor/tensor.hpp"
+#include "tests/helpers.hpp"
 
 using namespace wai;
+using namespace wai::testing;
 using Catch::Matchers::Contains;
-
-namespace {
-
-// The message of the std::invalid_argument that f throws, or a note that it threw none.
-std::string invalid_argument_message(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::invalid_argument& e) {
-        return e.what();
-    }
-    return "no std::invalid_argument was thrown";
-}
-
-std::vector<float> numbers(const Tensor& t) { return std::vector<float>(t.data(), t.data() + t.numel()); }
-
-// Every element of `actual` within relative tolerance `rel` (plus absolute `abs`) of `expected`.
-void check_close(const Tensor& actual, const Tensor& expected, double rel, double abs = 0.0) {
-    REQUIRE(actual.shape() == expected.shape());
-    for (int64_t i = 0; i < actual.numel(); ++i) {
-        INFO("element " << i);
-        CHECK(actual[i] == Approx(expected[i]).epsilon(rel).margin(abs));
-    }
-}
-
-}  // namespace
 
 TEST_CASE("Shape counts elements, prints itself and derives shapes", "[tensor]") {
     const Shape s{2, 3, 4};
@@ -235,7 +212,7 @@ TEST_CASE("gelu and gelu_backward agree with the scalar references, large |x| in
     CHECK(few[0] == Approx(0.8413447460685429).epsilon(1e-6));
     CHECK(few[1] == Approx(-0.15865525393145707).epsilon(1e-6));
     CHECK(few[2] == 0.0f);
-    check_close(gelu(x), gelu_reference(x), 1e-5);
+    check_close(gelu(x), gelu_reference(x), 1e-5, 0.0);
 
     Generator generator(3);
     const Tensor g = Tensor::uniform(x.shape(), 0.5f, 2.0f, generator);

@@ -19,8 +19,10 @@
 #include "nn/weights_file.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/experiment.hpp"
+#include "tests/helpers.hpp"
 
 using namespace wai;
+using namespace wai::testing;
 using Catch::Matchers::Contains;
 using Catch::Matchers::StartsWith;
 
@@ -47,15 +49,6 @@ std::string file_bytes(const std::string& header, const std::string& data, uint6
 }
 std::string file_bytes(const std::string& header, const std::string& data) {
     return file_bytes(header, data, header.size());
-}
-
-std::string runtime_error_message(const std::function<void()>& f) {
-    try {
-        f();
-    } catch (const std::runtime_error& e) {
-        return e.what();
-    }
-    return "(no std::runtime_error)";
 }
 
 // A small model with every kind of parameter, the learned table included.
@@ -102,7 +95,7 @@ TEST_CASE("weights file: a model, extra tensors and metadata survive a round tri
     }
 
     // load_weights wants exactly the model's parameters: the extra tensors are refused.
-    CHECK_THAT(runtime_error_message([&] { load_weights(file.path, loaded.model); }),
+    CHECK_THAT(message_of<std::runtime_error>([&] { load_weights(file.path, loaded.model); }),
                Contains("tensor 'batch' is not a parameter of this model"));
     save_weights(file.path, saved.model, {}, {{"scheme", "learned"}});
     CHECK(load_weights(file.path, loaded.model) == std::map<std::string, std::string>{{"scheme", "learned"}});
@@ -148,14 +141,14 @@ TEST_CASE("weights file: a bad file is refused with its name, the fault and what
     for (const Case& c : cases) {
         INFO(c.fault);
         write_bytes(file.path, c.bytes);
-        const std::string message = runtime_error_message([&] { read_weights_file(file.path); });
+        const std::string message = message_of<std::runtime_error>([&] { read_weights_file(file.path); });
         CHECK_THAT(message, StartsWith("weights file '" + file.path + "': "));
         CHECK_THAT(message, Contains(c.message));
         CHECK_THAT(message, Contains("; "));  // then what is accepted
     }
-    CHECK_THAT(runtime_error_message([] { read_weights_file("/nonexistent/weights.safetensors"); }),
+    CHECK_THAT(message_of<std::runtime_error>([] { read_weights_file("/nonexistent/weights.safetensors"); }),
                Contains("weights file '/nonexistent/weights.safetensors': cannot read it"));
-    CHECK_THAT(runtime_error_message([] { write_weights_file("/nonexistent/weights.safetensors", {}); }),
+    CHECK_THAT(message_of<std::runtime_error>([] { write_weights_file("/nonexistent/weights.safetensors", {}); }),
                Contains("weights file '/nonexistent/weights.safetensors': cannot write it"));
 }
 
@@ -166,20 +159,20 @@ TEST_CASE("weights file: a file that does not fit the model is refused, and the 
 
     SmallModel wider(4, /*dim=*/16);
     save_weights(file.path, wider.model);
-    CHECK_THAT(runtime_error_message([&] { load_weights(file.path, model.model); }),
+    CHECK_THAT(message_of<std::runtime_error>([&] { load_weights(file.path, model.model); }),
                Contains("tensor 'tokens.weight' has shape (5, 16), the model's is (5, 8)"));
 
     NamedTensors missing_head;
     for (const auto& [name, p] : model.model.named_parameters())
         if (name != "head.bias") missing_head.emplace_back(name, p.value());
     write_weights_file(file.path, missing_head);
-    CHECK_THAT(runtime_error_message([&] { load_weights(file.path, model.model); }),
+    CHECK_THAT(message_of<std::runtime_error>([&] { load_weights(file.path, model.model); }),
                Contains("it has no tensor 'head.bias'"));
 
     NamedTensors not_finite = missing_head;
     not_finite.emplace_back("head.bias", Tensor::full(Shape{3}, std::numeric_limits<float>::quiet_NaN()));
     write_weights_file(file.path, not_finite);
-    CHECK_THAT(runtime_error_message([&] { load_weights(file.path, model.model); }),
+    CHECK_THAT(message_of<std::runtime_error>([&] { load_weights(file.path, model.model); }),
                Contains("tensor 'head.bias' holds NaN or infinity"));
     CHECK(same_numbers(model.model.head.bias.value(), before));
 }
@@ -237,9 +230,9 @@ TEST_CASE("run_experiment refuses --steps 0 without --load, an unwritable --save
     config.scheme = "none";  // the same parameters, so only the metadata can tell
     config.save_path.clear();
     config.load_path = file.path;
-    CHECK_THAT(runtime_error_message([&] { run_experiment(config); }),
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }),
                Contains("saved for scheme 'rope', this run's is 'none'; load it with the same task and scheme"));
 
     write_bytes(file.path, "not a weights file");
-    CHECK_THAT(runtime_error_message([&] { run_experiment(config); }), Contains("the header length"));
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }), Contains("the header length"));
 }

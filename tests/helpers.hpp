@@ -1,0 +1,56 @@
+// Helpers the test files share: gradient checks with a readable failure, element-wise closeness,
+// seeded parameters, and the message of an expected exception.
+// Leaves out anything one test file alone needs; that stays in the file.
+#pragma once
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "autograd/gradcheck.hpp"
+#include "autograd/value.hpp"
+
+namespace wai::testing {
+
+using Function = std::function<Value(const std::vector<Value>&)>;
+
+// The full-Jacobian gradcheck, failing with the worst entry in the message.
+inline void check_gradients(const Function& f, const std::vector<Value>& inputs, const GradcheckOptions& tolerance) {
+    const GradcheckResult result = gradcheck(f, inputs, tolerance);
+    INFO("worst entry: " << result.worst << " (abs error " << result.max_abs_error << ")");
+    CHECK(result.entries > 0);
+    CHECK(result.passed);
+}
+
+// A parameter (requires_grad) of uniform(-1, 1) numbers; each seed gives its own numbers.
+inline Value parameter(const Shape& shape, uint64_t seed) {
+    Generator generator(seed);
+    return Value(Tensor::uniform(shape, -1.0f, 1.0f, generator), true);
+}
+
+inline std::vector<float> numbers(const Tensor& t) { return std::vector<float>(t.data(), t.data() + t.numel()); }
+
+// Same shape, and every element within rel (relative) or abs (absolute) of the expected one.
+inline void check_close(const Tensor& actual, const Tensor& expected, double rel = 1e-5, double abs = 1e-6) {
+    REQUIRE(actual.shape() == expected.shape());
+    for (int64_t i = 0; i < actual.numel(); ++i) {
+        INFO("element " << i);
+        CHECK(actual[i] == Approx(expected[i]).epsilon(rel).margin(abs));
+    }
+}
+
+// The message of the Exception that f throws, or a note that it threw none.
+template <typename Exception>
+std::string message_of(const std::function<void()>& f) {
+    try {
+        f();
+    } catch (const Exception& e) {
+        return e.what();
+    }
+    return "(no exception of the expected type was thrown)";
+}
+
+inline std::string invalid_argument_message(const std::function<void()>& f) { return message_of<std::invalid_argument>(f); }
+
+}  // namespace wai::testing
