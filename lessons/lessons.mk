@@ -19,3 +19,7 @@ lessons-run: lessons
 	  echo "==== $$(basename $$program)"; $$program; done
 
 -include lessons/exercises/exercises.mk
+
+# tests/test_lessons.cpp runs every lesson: the test program needs them built, and where they are.
+$(TEST_BINARY): | $(LESSON_PROGRAMS)
+$(BUILD)/tests/test_lessons.o: CXXFLAGS += -DWAI_LESSONS_DIR='"$(abspath $(BUILD)/lessons)"'

@@ -1,0 +1,69 @@
+// The lessons as tests: every lesson program is run and must end with "lesson NN: ok" and exit 0,
+// so a change to the engine that breaks one of the chapter's claims fails `make test`. Tagged
+// [lessons] and [lessonNN]. Lesson 06's --try mode is fed a short session on stdin.
+// Leaves out what each lesson checks: the lessons check their own claims (lessons/).
+#include <catch2/catch.hpp>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+namespace {
+
+struct Run {
+    std::string output;
+    int exit_code = -1;
+};
+
+// Runs a shell command, collecting stdout and stderr and the exit code.
+Run run(const std::string& command) {
+    Run result;
+    FILE* pipe = popen((command + " 2>&1").c_str(), "r");
+    REQUIRE(pipe != nullptr);
+    std::array<char, 4096> buffer;
+    size_t n;
+    while ((n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0) result.output.append(buffer.data(), n);
+    const int status = pclose(pipe);
+    result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return result;
+}
+
+std::string lesson_path(const std::string& number) {
+    for (const auto& entry : std::filesystem::directory_iterator(WAI_LESSONS_DIR))
+        if (entry.path().filename().string().rfind(number + "_", 0) == 0 && !entry.path().has_extension())
+            return entry.path().string();
+    FAIL("no lesson " << number << " in " << WAI_LESSONS_DIR << " (make lessons builds them)");
+    return "";
+}
+
+void check_lesson(const std::string& number) {
+    const Run r = run(lesson_path(number));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("lesson " + number + ": ok\n") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("lesson 00: the engine's backward equals derivatives by hand", "[lessons][lesson00]") { check_lesson("00"); }
+TEST_CASE("lesson 01: attention is permutation-equivariant without the causal mask only", "[lessons][lesson01]") { check_lesson("01"); }
+TEST_CASE("lesson 02: the learned table refuses a position past its rows", "[lessons][lesson02]") { check_lesson("02"); }
+TEST_CASE("lesson 03: every sinusoid position is unique", "[lessons][lesson03]") { check_lesson("03"); }
+TEST_CASE("lesson 04: ALiBi's slopes and what a penalty cannot do", "[lessons][lesson04]") { check_lesson("04"); }
+TEST_CASE("lesson 05: RoPE scores depend only on the distance", "[lessons][lesson05]") { check_lesson("05"); }
+TEST_CASE("lesson 06: the course's exercise, worked", "[lessons][lesson06]") { check_lesson("06"); }
+TEST_CASE("lesson 07: the pairing trap, and its repair", "[lessons][lesson07]") { check_lesson("07"); }
+TEST_CASE("lesson 08: the two tasks, trained briefly", "[lessons][lesson08]") { check_lesson("08"); }
+TEST_CASE("lesson 09: log-length scaling sharpens a flattened softmax", "[lessons][lesson09]") { check_lesson("09"); }
+TEST_CASE("lesson 10: the wavelength table", "[lessons][lesson10]") { check_lesson("10"); }
+
+TEST_CASE("lesson 06 --try: positions typed, a shift, a mistake, then q", "[lessons][lesson06]") {
+    const Run r = run("printf '3 103\\n+5\\nabc\\nq\\n' | " + lesson_path("06") + " --try");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("query at       8, key at     108 (distance    +100)") != std::string::npos);
+    CHECK(r.output.find("not understood: 'abc'") != std::string::npos);
+}
