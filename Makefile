@@ -4,6 +4,7 @@
 CXX      ?= g++
 SANITIZE ?=
 TAGS     ?=
+comma    := ,
 
 BLAS_INCLUDE := /usr/include/x86_64-linux-gnu/openblas-openmp
 BLAS_LIB     := /usr/lib/x86_64-linux-gnu/openblas-openmp
@@ -17,16 +18,19 @@ else
   BUILD    := build/$(SANITIZE)
   OPTIMISE := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
 endif
+ifneq ($(filter-out address undefined leak thread,$(subst $(comma), ,$(SANITIZE))),)
+  $(error SANITIZE must be address, undefined, leak or thread, or a comma-separated mix; got '$(SANITIZE)')
+endif
 
 CXXFLAGS := -std=c++20 $(OPTIMISE) -Wall -Wextra -fopenmp -I. -isystem $(BLAS_INCLUDE) -MMD -MP
 LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,-rpath,$(BLAS_LIB)
 LDLIBS   := -lopenblas -lm
 
-PROGRAM_SOURCES := tasks/train_position.cpp tasks/collect_results.cpp
+PROGRAM_SOURCES := tasks/train_position.cpp tasks/collect_results.cpp tasks/collect_extension.cpp
 LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES),$(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp positional/*.cpp tasks/*.cpp))
 LIB_OBJECTS := $(LIB_SOURCES:%.cpp=$(BUILD)/%.o)
 LIBRARY     := $(BUILD)/libwhereami.a
-PROGRAMS    := $(BUILD)/train_position $(BUILD)/collect_results
+PROGRAMS    := $(BUILD)/train_position $(BUILD)/collect_results $(BUILD)/collect_extension
 
 TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp))
 TEST_OBJECTS := $(TEST_SOURCES:%.cpp=$(BUILD)/%.o)
@@ -42,9 +46,13 @@ help:
 	@echo "make test       build and run the tests (TAGS='[rope]' for one tag; SANITIZE=address or undefined)"
 	@echo "make deps       install missing Debian packages with apt-get"
 	@echo "make experiment the chapter's 28 runs into results/ (SEEDS='0 1 2 3 4' for more; resumable)"
+	@echo "make experiment-extension  every scheme and t5 tested up to 512, RoPE with PI, NTK and YaRN (results/extension.md)"
+	@echo "make plots      the pictures, SVG and PNG, into results/plots/ (runs experiment-extension first if needed)"
 	@echo "make lessons    build the lesson programs; make lessons-run runs them in order"
 	@echo "make exercises  build and check the learner's exercise files (lessons/exercises/)"
 	@echo "make bench      time a training step of the experiment's model (one thread)"
+	@echo "make test-experiment  interrupt, corrupt and resume a short experiment (tests/experiment_resume.sh)"
+	@echo "make valgrind   one short train_position run under valgrind; make fuzz  the weight-file reader under libFuzzer"
 	@echo "make clean      remove build/"
 
 # One line naming the missing package, instead of a wall of compiler errors.
@@ -56,7 +64,7 @@ check-deps:
 check-test-deps: check-deps
 	@test -f $(CATCH_HEADER) || { echo "missing: Catch2 v2; run 'make deps' (Debian package catch2)"; exit 1; }
 
-DEB_PACKAGES := g++ make libopenblas-openmp-dev catch2 nlohmann-json3-dev
+DEB_PACKAGES := g++ make libopenblas-openmp-dev catch2 nlohmann-json3-dev valgrind clang libclang-rt-14-dev gnuplot-nox
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
@@ -89,6 +97,18 @@ RESULTS  ?= results
 RUN_FLAGS ?=
 EXPERIMENT_SCHEMES := none sinusoid learned rope rope-1000000 alibi-0.5 alibi-0.0625
 RUN_FILES := $(foreach t,lag seen,$(foreach s,$(EXPERIMENT_SCHEMES),$(foreach n,$(SEEDS),$(RESULTS)/runs/$(t)_$(s)_seed$(n).txt)))
+# A finished run is whole (renamed into place), so make must not delete it when interrupted.
+.PRECIOUS: $(RESULTS)/runs/%.txt
+
+# Settings the experiment cannot use stop make with one line before anything is built or run.
+digits_removed = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
+ifneq ($(filter experiment experiment-runs experiment-extension extension-runs,$(MAKECMDGOALS)),)
+  $(if $(strip $(SEEDS)),,$(error SEEDS is empty: give one or more seeds like SEEDS="0 1"))
+  $(foreach s,$(SEEDS),$(if $(call digits_removed,$(s)),$(error SEEDS: '$(s)' is not a non-negative integer (SEEDS="0 1"))))
+  $(if $(filter-out $(words $(SEEDS)),$(words $(sort $(SEEDS)))),$(error SEEDS: a seed is given twice in '$(SEEDS)'))
+  $(if $(filter-out 1,$(words $(JOBS)))$(call digits_removed,$(JOBS)),$(error JOBS must be a positive integer, got '$(JOBS)'))
+  $(if $(subst 0,,$(JOBS)),,$(error JOBS must be a positive integer, got '$(JOBS)'))
+endif
 
 # Invalid result files are removed first, then only the missing runs are made, two at a time.
 experiment: all
@@ -128,11 +148,13 @@ $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 test: check-test-deps $(TEST_BINARY)
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) $(TAGS)
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) --warn NoTests $(TAGS)
 
 clean:
 	rm -rf build
 
 include lessons/lessons.mk
+include tasks/extension.mk plots/plots.mk
+include tests/reliability.mk tests/fuzz/fuzz.mk
 
 -include $(wildcard $(BUILD)/*/*.d)

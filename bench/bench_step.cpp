@@ -56,15 +56,26 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
     return total;
 }
 
+// The flags are --steps N, --repeats N and --threads N; anything else, a flag without its value, or
+// a value that is not a whole number from 1 to 100000 ("5x" included) is refused with one line.
+[[noreturn]] void refuse(const std::string& problem) {
+    std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N)\n", problem.c_str());
+    std::exit(2);
+}
+
 int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
-    for (int i = 1; i + 1 < argc; ++i)
+    for (int i = 1; i < argc; i += 2) {
+        const std::string flag = argv[i];
+        if (flag != "--steps" && flag != "--repeats" && flag != "--threads") refuse("unknown argument '" + flag + "'");
+        if (i + 1 >= argc) refuse(flag + " needs a value");
+    }
+    for (int i = argc - 2; i >= 1; i -= 2)  // the last one given wins
         if (argv[i] == name) {
-            const int value = std::atoi(argv[i + 1]);
-            if (value <= 0) {
-                std::fprintf(stderr, "bench_step: %s needs a positive integer, got '%s'\n", name.c_str(), argv[i + 1]);
-                std::exit(2);
-            }
-            return value;
+            char* end = nullptr;
+            const long value = std::strtol(argv[i + 1], &end, 10);
+            if (*argv[i + 1] == '\0' || *end != '\0' || value <= 0 || value > 100000)
+                refuse(name + " needs a whole number from 1 to 100000, got '" + argv[i + 1] + "'");
+            return static_cast<int>(value);
         }
     return fallback;
 }

@@ -72,8 +72,9 @@ wai::Tensor attend(const wai::Tensor& X, const Projections& w, bool causal) {
 
 }  // namespace
 
-int main(int, char** argv) {
+int main(int argc, char** argv) {
     wai::prepare_process(argv);
+    lesson::take_no_arguments(argc, argv);
     wai::Generator generator(0);
 
     // The chapter's set-up: five tokens of width 8, and three random projections scaled by 1/√H so

@@ -30,8 +30,9 @@ std::vector<double> weights_by_distance(double slope, int64_t T) {
 
 }  // namespace
 
-int main(int, char** argv) {
+int main(int argc, char** argv) {
     wai::prepare_process(argv);
+    lesson::take_no_arguments(argc, argv);
 
     // For a query at m and a key at n <= m, ALiBi subtracts slope·(m - n) from their score. Nothing
     // is added to the tokens and nothing is learned: a fixed matrix joins the scores just before the

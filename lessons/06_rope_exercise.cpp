@@ -128,6 +128,11 @@ void try_positions(const Tensor& vector) {
         int64_t a = 0, b = 0;
         if (tokens.size() == 1 && (tokens[0] == "q" || tokens[0] == "quit")) return;
         if (tokens.size() == 1 && (tokens[0][0] == '+' || tokens[0][0] == '-') && parse_integer(tokens[0], a)) {
+            if (a < -largest_position || a > largest_position) {  // checked first: query + a must not overflow
+                std::printf("  a shift is at most %lld either way; that asked for %s.\n",
+                            static_cast<long long>(largest_position), tokens[0].c_str());
+                continue;
+            }
             b = key + a;
             a = query + a;
         } else if (!(tokens.size() == 2 && parse_integer(tokens[0], a) && parse_integer(tokens[1], b))) {
@@ -150,9 +155,10 @@ void try_positions(const Tensor& vector) {
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    const bool interactive = argc > 1 && std::strcmp(argv[1], "--try") == 0;
+    const bool interactive = argc == 2 && std::strcmp(argv[1], "--try") == 0;
     if (argc > 1 && !interactive) {
-        std::fprintf(stderr, "usage: %s [--try]\n", argv[0]);
+        std::fprintf(stderr, "%s: unknown argument '%s': the only one is --try (usage: %s [--try])\n", argv[0],
+                     argv[argc > 2 && std::strcmp(argv[1], "--try") == 0 ? 2 : 1], argv[0]);
         return 2;
     }
 

@@ -82,8 +82,9 @@ wai::RunResult short_run(const wai::RunConfig& config) {
 
 }  // namespace
 
-int main(int, char** argv) {
+int main(int argc, char** argv) {
     wai::prepare_process(argv);
+    lesson::take_no_arguments(argc, argv);
     // One thread, as each run of `make experiment` has: the timing printed at the end then predicts
     // the experiment's, and the lesson does not fight other work for the two cores.
     wai::set_threads(1);

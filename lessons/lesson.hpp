@@ -1,5 +1,6 @@
-// What every lesson program shares: printing a claim of the chapter with our numbers, checking it,
-// and ending with "lesson NN: ok" or a clear failure and a non-zero exit.
+// What every lesson program shares: refusing arguments it does not take, printing a claim of the
+// chapter with our numbers, checking it, and ending with "lesson NN: ok" or a clear failure and a
+// non-zero exit.
 // Leaves out the teaching itself, which is in each lesson's own file.
 #pragma once
 #include <cstdio>
@@ -9,6 +10,15 @@
 #include "tensor/runtime.hpp"
 
 namespace lesson {
+
+// For a lesson that takes no arguments: anything on its command line is refused with one line and exit
+// code 2, rather than ignored (a mistyped flag would otherwise seem to have done something).
+inline void take_no_arguments(int argc, char** argv) {
+    if (argc <= 1) return;
+    std::fprintf(stderr, "%s: unknown argument '%s': this lesson takes no arguments (lessons/README.md)\n", argv[0],
+                 argv[1]);
+    std::exit(2);
+}
 
 // Counts the claims that did not hold; finish() turns the count into the exit code.
 inline int& failures() {

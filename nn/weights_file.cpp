@@ -45,19 +45,31 @@ std::string read_whole_file(const std::string& path) {
     return bytes;
 }
 
-// The shape of one header entry: 0 to 4 sizes, each a non-negative integer.
+// The shape of one header entry: 0 to 4 sizes, each a non-negative integer. With a zero among them,
+// the others must still multiply to less than 2^63: the tensor has no numbers, so no byte count
+// refuses it, but Shape::numel multiplies in order and [2^62, 2^62, 0] overflowed before it reached
+// the zero (found by make fuzz). Without a zero, a product that large is refused by its byte count.
 Shape parse_shape(const std::string& path, const std::string& name, const Json& sizes) {
     const std::string rule = "a shape is a list of 0 to 4 non-negative integers";
     if (!sizes.is_array()) refuse(path, "tensor '" + name + "' has no shape list", rule);
     if (sizes.size() > static_cast<size_t>(Shape::max_rank))
         refuse(path, "tensor '" + name + "' has rank " + std::to_string(sizes.size()), rule);
     Shape shape;
+    const uint64_t largest = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+    uint64_t product = 1;
+    bool has_zero = false, overflows = false;
     for (const Json& size : sizes) {
-        const uint64_t largest = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
         if (!size.is_number_unsigned() || size.get<uint64_t>() > largest)
             refuse(path, "tensor '" + name + "' has shape " + sizes.dump(), rule);
-        shape = shape.append(size.get<int64_t>());
+        const uint64_t value = size.get<uint64_t>();
+        has_zero = has_zero || value == 0;
+        if (value > 0 && product > largest / value) overflows = true;
+        else if (value > 0) product *= value;
+        shape = shape.append(static_cast<int64_t>(value));
     }
+    if (has_zero && overflows)
+        refuse(path, "tensor '" + name + "' has shape " + sizes.dump(),
+               rule + ", and besides a zero, sizes that multiply to less than 2^63");
     return shape;
 }
 
@@ -134,6 +146,8 @@ WeightsFile parse_weights_file(std::string_view bytes, const std::string& path) 
         refuse(path, "the header is not valid JSON (at byte " + std::to_string(e.byte) + " of " +
                          std::to_string(header_size) + ")",
                layout);
+    } catch (const Json::exception& e) {  // e.g. a number past a double's range (found by make fuzz)
+        refuse(path, std::string("the header's JSON cannot be read (") + e.what() + ")", layout);
     }
     if (!header.is_object()) refuse(path, "the header is JSON but not an object", layout);
 
@@ -207,7 +221,8 @@ void load_parameters(Module& module, const WeightsFile& file, const std::string&
 std::map<std::string, std::string> load_weights(const std::string& path, Module& module) {
     WeightsFile file = read_weights_file(path);
     const auto parameters = module.named_parameters();
-    for (const auto& [name, tensor] : file.tensors) {
+    for (const auto& entry : file.tensors) {
+        const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
         const auto named = [&](const auto& parameter) { return parameter.first == name; };
         if (std::none_of(parameters.begin(), parameters.end(), named))
             refuse(path, "tensor '" + name + "' is not a parameter of this model",

@@ -5,6 +5,7 @@
 #include "positional/learned.hpp"
 #include "positional/rope.hpp"
 #include "positional/sinusoid.hpp"
+#include "positional/t5_bias.hpp"
 
 namespace wai {
 
@@ -17,6 +18,9 @@ std::unique_ptr<PositionEncoding> make_position_encoding(const PositionSpec& spe
         case PositionSpec::Kind::rope:
             return std::make_unique<RotaryPositions>(dim / heads, spec.has_value ? spec.value : 10000.0);
         case PositionSpec::Kind::alibi: return std::make_unique<AlibiPositions>(spec.has_value ? spec.value : 0.0);
+        case PositionSpec::Kind::t5:
+            return std::make_unique<T5RelativeBias>(
+                spec.has_value ? static_cast<int64_t>(spec.value) : t5_default_buckets, heads, dim, generator);
     }
     throw std::logic_error("make_position_encoding: unhandled scheme");
 }

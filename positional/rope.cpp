@@ -104,13 +104,14 @@ struct Rope final : Op {
 
 Value rope(const Value& x, const RopeTable& table) { return Rope::forward(x, table); }
 
-RotaryPositions::RotaryPositions(int64_t h, double b, RopePairing p) : head_dim(h), base(b), pairing(p) {
-    rope_frequencies(h, b);  // validates the head dimension now rather than at the first forward
-}
+// rope_frequencies validates the head dimension now rather than at the first forward.
+RotaryPositions::RotaryPositions(int64_t h, double b, RopePairing p)
+    : head_dim(h), base(b), pairing(p), frequencies(rope_frequencies(h, b)) {}
 
 Value RotaryPositions::rotate_queries_keys(const Value& x) const {
     const int64_t T = x.shape()[x.shape().rank() - 2];
-    return rope(x, make_rope_table(T, rope_frequencies(head_dim, base), pairing));
+    const Value rotated = rope(x, make_rope_table(T, frequencies, pairing));  // (..., T, H)
+    return query_key_scale == 1.0f ? rotated : scale(rotated, query_key_scale);
 }
 
 std::string RotaryPositions::spec() const {

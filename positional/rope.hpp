@@ -42,6 +42,11 @@ public:
     int64_t head_dim;
     double base;
     RopePairing pairing;
+    // theta_i (H/2): rope_frequencies(head_dim, base), unless a context extension replaced them for
+    // testing (positional/context_extension.hpp); spec() still names the scheme as trained.
+    std::vector<double> frequencies;
+    // The rotated queries and keys are multiplied by this: 1, or YaRN's attention temperature.
+    float query_key_scale = 1.0f;
 };
 
 }  // namespace wai

@@ -1,4 +1,5 @@
-// Spec parsing: a name, then for rope and alibi an optional ":number". Leaves out aliases.
+// Spec parsing: a name, then for rope and alibi an optional ":number", for t5 an optional ":count".
+// Leaves out aliases.
 #include "positional/spec.hpp"
 
 #include <cerrno>
@@ -9,7 +10,8 @@
 namespace wai {
 
 const char* const position_spec_forms =
-    "none, sinusoid, learned, rope[:base] (base > 1, default 10000), alibi[:slope] (slope > 0, default 2^(-8k/heads))";
+    "none, sinusoid, learned, rope[:base] (base > 1, default 10000), alibi[:slope] (slope > 0, default 2^(-8k/heads)), "
+    "t5[:buckets] (a whole number from 2 to 255, default 32)";
 
 static double parse_number(const std::string& text, const std::string& spec) {
     errno = 0;
@@ -44,6 +46,19 @@ PositionSpec parse_position_spec(const std::string& text) {
         spec.has_value = true;
         if (spec.kind == PositionSpec::Kind::rope && !(spec.value > 1.0)) refuse("a RoPE base must be greater than 1");
         if (spec.kind == PositionSpec::Kind::alibi && !(spec.value > 0.0)) refuse("an ALiBi slope must be positive");
+        return spec;
+    }
+    if (name == "t5") {
+        spec.kind = PositionSpec::Kind::t5;
+        if (!has_arg) return spec;
+        const std::string count = text.substr(colon + 1);
+        // Plain digits only: "1e1", "+8", "32.0" and "032" are refused rather than read.
+        if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || (count.size() > 1 && count[0] == '0'))
+            refuse("'" + count + "' is not a whole number of buckets");
+        spec.value = count.size() > 3 ? 1000.0 : std::stod(count);  // anything past 3 digits is too many anyway
+        spec.has_value = true;
+        if (spec.value < 2 || spec.value > 255)
+            refuse("T5 needs 2 to 255 buckets (half are exact distances, which must stay below its max distance 128)");
         return spec;
     }
     refuse("unknown scheme '" + name + "'");

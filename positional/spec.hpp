@@ -1,4 +1,5 @@
-// Position scheme specs as typed on the command line: none, sinusoid, learned, rope[:base], alibi[:slope].
+// Position scheme specs as typed on the command line: none, sinusoid, learned, rope[:base], alibi[:slope],
+// t5[:buckets].
 // Parsing is strict: anything else is refused with a message that lists the valid forms.
 // Leaves out building the scheme (positional/make_position.cpp).
 #pragma once
@@ -7,10 +8,10 @@
 namespace wai {
 
 struct PositionSpec {
-    enum class Kind { none, sinusoid, learned, rope, alibi };
+    enum class Kind { none, sinusoid, learned, rope, alibi, t5 };
     Kind kind = Kind::none;
-    double value = 0.0;      // RoPE's base, or ALiBi's slope
-    bool has_value = false;  // false: the default base, or the geometric slopes
+    double value = 0.0;      // RoPE's base, ALiBi's slope, or T5's number of buckets
+    bool has_value = false;  // false: the default base, the geometric slopes, or 32 buckets
     std::string text;        // the spec as given, for output lines
 };
 

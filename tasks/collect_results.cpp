@@ -2,10 +2,12 @@
 // the chapter's order) and results/summary.md (seed means beside the chapter's published means).
 //   collect_results RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEEDS...   collect and write both files
 //   collect_results --prune RUNS_DIR SEEDS...                       delete result files that are not
-//                                                                   one valid line for their run
+//                                                                   one valid line for their run, and
+//                                                                   killed runs' temporary files
 // The always-"no" baseline for seen is computed here from the same test sequences the runs used.
 // Outputs are written to a temporary file and renamed, so they are whole or absent.
 // Leaves out running anything: the Makefile runs train_position.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -96,6 +98,13 @@ int prune(const fs::path& dir, const std::vector<uint64_t>& seeds) {
                     std::cout << "experiment: " << path << " is not a valid result line; it will be run again\n";
                     fs::remove(path);
                 }
+            }
+    // A run killed outright (SIGKILL, a power cut) leaves its temporary file behind: never a result.
+    if (fs::is_directory(dir))
+        for (const auto& entry : fs::directory_iterator(dir))
+            if (entry.path().filename().string().find(".txt.tmp.") != std::string::npos) {
+                std::cout << "experiment: removing " << entry.path().string() << ", left by a run that was killed\n";
+                fs::remove(entry.path());
             }
     return 0;
 }
@@ -206,10 +215,24 @@ int collect(const fs::path& dir, const std::string& chapter_path, const std::str
     return 0;
 }
 
+struct UsageError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+// Digits only, as train_position reads a SEED: std::stoull alone would take "-1" as 2^64 - 1, and
+// say only "stoull" about "x".
 std::vector<uint64_t> parse_seeds(int argc, char** argv, int first) {
     std::vector<uint64_t> seeds;
-    for (int i = first; i < argc; ++i) seeds.push_back(std::stoull(argv[i]));
-    if (seeds.empty()) throw std::invalid_argument("no seeds given");
+    for (int i = first; i < argc; ++i) {
+        const std::string text = argv[i];
+        if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+            throw UsageError("a SEED must be a non-negative integer below 10^18, got '" + text + "'");
+        const uint64_t seed = std::stoull(text);
+        if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
+            throw UsageError("seed " + text + " is given twice");
+        seeds.push_back(seed);
+    }
+    if (seeds.empty()) throw UsageError("no seeds given");
     return seeds;
 }
 
@@ -220,8 +243,10 @@ int main(int argc, char** argv) {
     try {
         if (argc >= 4 && std::string(argv[1]) == "--prune") return prune(argv[2], parse_seeds(argc, argv, 3));
         if (argc >= 6) return collect(argv[1], argv[2], argv[3], argv[4], parse_seeds(argc, argv, 5));
-        std::cerr << "usage: collect_results RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEED...\n"
-                     "       collect_results --prune RUNS_DIR SEED...\n";
+        std::cerr << "usage: collect_results RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEED... | --prune RUNS_DIR SEED...\n";
+        return 2;
+    } catch (const UsageError& e) {
+        std::cerr << "collect_results: " << e.what() << "\n";
         return 2;
     } catch (const std::exception& e) {
         std::cerr << "collect_results: " << e.what() << "\n";

@@ -2,8 +2,11 @@
 #include "tasks/evaluate.hpp"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "autograd/ops.hpp"
+#include "tensor/kernels.hpp"
 
 namespace wai {
 
@@ -15,6 +18,10 @@ Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff
         const int64_t B = std::min(chunk, batch.B - first);
         const std::vector<int> tokens(batch.tokens.begin() + first * T, batch.tokens.begin() + (first + B) * T);
         const Tensor logits = model.forward(tokens, B, T).value();  // (B, T, n_out)
+        // An argmax over NaN is meaningless, yet gives a plausible accuracy: refuse to count it.
+        if (!all_finite(logits))
+            throw std::runtime_error("evaluation at length " + std::to_string(T) +
+                                     ": the model's outputs hold NaN or infinity (did the training diverge? try a smaller --lr)");
         const int64_t classes = logits.shape().last();
         for (int64_t n = 0; n < B * T; ++n) {
             const int target = batch.targets[first * T + n];

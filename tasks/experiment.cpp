@@ -13,6 +13,7 @@
 #include "nn/adamw.hpp"
 #include "nn/loss.hpp"
 #include "nn/weights_file.hpp"
+#include "positional/context_extension.hpp"
 #include "positional/length_scaling.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/evaluate.hpp"
@@ -72,6 +73,19 @@ void validate(const RunConfig& c) {
     positive(c.heads, "--heads");
     positive(c.mlp_hidden, "--mlp");
     positive(c.eval_sequences, "--eval-seqs");
+    // Upper limits far above the chapter's sizes: a typo (an extra zero or three) is refused here, not
+    // after it overflows a product of sizes or fills the machine's memory.
+    const auto at_most = [](int64_t v, int64_t limit, const std::string& what) {
+        if (v > limit) throw std::invalid_argument(what + " must be at most " + std::to_string(limit) + ", got " + std::to_string(v));
+    };
+    at_most(c.batch, max_size, "--batch");
+    at_most(c.train_length, max_size, "--train-len");
+    at_most(c.dim, max_size, "--dim");
+    at_most(c.layers, 64, "--layers");
+    at_most(c.mlp_hidden, 4 * max_size, "--mlp");
+    at_most(c.eval_sequences, 16 * max_size, "--eval-seqs");
+    at_most(c.vocab, 16 * max_size, "--vocab");
+    for (int64_t length : c.test_lengths) at_most(length, max_size, "a test length");
     if (c.vocab < 0) throw std::invalid_argument("--vocab must be positive, got " + std::to_string(c.vocab));
     if (task.kind == Task::Kind::seen && task.vocab < 2) throw std::invalid_argument("--vocab must be at least 2 for seen");
     if (!(c.lr > 0.0f) || !std::isfinite(c.lr)) throw std::invalid_argument("--lr must be a positive number");
@@ -106,13 +120,18 @@ void validate(const RunConfig& c) {
     if (spec.kind == PositionSpec::Kind::learned && c.train_length > learned_table_rows)
         throw std::invalid_argument("--train-len " + std::to_string(c.train_length) + " is past the learned table's " +
                                     std::to_string(learned_table_rows) + " rows");
+    if (!c.extension.empty()) {
+        const ExtensionSpec extension = parse_extension_spec(c.extension);
+        if (spec.kind != PositionSpec::Kind::rope)
+            throw std::invalid_argument("--extend " + c.extension + " needs a RoPE scheme (rope or rope:base), not '" +
+                                        c.scheme + "'");
+        if (extension.kind == ExtensionSpec::Kind::ntk && c.dim / c.heads < 4)
+            throw std::invalid_argument("--extend ntk needs a head dimension of at least 4, got " + std::to_string(c.dim / c.heads));
+    }
 }
 
-RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
-    validate(c);
+std::unique_ptr<Transformer> make_model(const RunConfig& c) {
     const Task task = configured_task(c);
-    const PositionSpec spec = parse_position_spec(c.scheme);
-
     TransformerConfig model_config;
     model_config.vocab = task.vocab;
     model_config.outputs = task.outputs();
@@ -121,8 +140,15 @@ RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
     model_config.heads = c.heads;
     model_config.mlp_hidden = c.mlp_hidden;
     Generator init(stream_seed(c.seed, init_stream));
-    auto position = make_position_encoding(spec, c.dim, c.heads, init);
-    Transformer model(model_config, std::move(position), init);
+    auto position = make_position_encoding(parse_position_spec(c.scheme), c.dim, c.heads, init);
+    return std::make_unique<Transformer>(model_config, std::move(position), init);
+}
+
+RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
+    validate(c);
+    const Task task = configured_task(c);
+    const std::unique_ptr<Transformer> built = make_model(c);
+    Transformer& model = *built;
     if (!c.load_path.empty()) check_saved_for(c, load_weights(c.load_path, model));
 
     AdamWConfig optimizer_config;
@@ -150,6 +176,14 @@ RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
 
     int64_t longest = 0;
     for (int64_t length : c.test_lengths) longest = std::max(longest, length);
+    if (!c.extension.empty()) {
+        const ExtensionSpec extension = parse_extension_spec(c.extension);
+        const double factor = extension.has_factor
+                                  ? extension.factor
+                                  : std::max(1.0, static_cast<double>(longest) / static_cast<double>(c.train_length));
+        extend_context(dynamic_cast<RotaryPositions&>(*model.position), extension.kind, factor, c.train_length);
+        result.extension = extension_name(extension.kind, factor);
+    }
     for (int64_t length : c.test_lengths) {
         const Batch batch = test_batch(task, c.seed, length, c.eval_sequences);
         const Evaluation e = evaluate(model, batch, c.train_length);

@@ -1,10 +1,12 @@
 // One run of the chapter's experiment: build the model for a task and scheme (or load its weights),
 // train it on fresh batches of length train_length, save the weights if asked, then test at each
 // test length; at the longest, also on the positions past train_length only, and with every score
-// scaled by log(T)/log(train_length).
+// scaled by log(T)/log(train_length). A RoPE run may be tested with a context extension
+// (positional/context_extension.hpp) applied after training, at every test length.
 // Leaves out the command line (tasks/train_position.cpp) and running several runs (the Makefile).
 #pragma once
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,9 @@ struct RunConfig {
     // Weight files (nn/weights_file.hpp). load_path's weights replace the initial ones before
     // training, and steps may then be 0: only evaluate them. save_path gets the weights after training.
     std::string load_path, save_path;
+    // A test-time context extension for RoPE ("pi", "ntk:4", "yarn", ...), or empty for none. Without
+    // ":s", s is the longest test length / train_length (at least 1).
+    std::string extension;
 };
 
 struct RunResult {
@@ -35,6 +40,7 @@ struct RunResult {
     bool has_past_train = false;     // false when no test length goes past train_length
     double scaled_accuracy = 0;      // at the longest length, scores x log(T)/log(train_length)
     double always_no_accuracy = 0;   // at the longest length, answering 0 everywhere (for seen)
+    std::string extension;           // the extension tested, with its factor ("yarn:4"), or empty
     double final_loss = 0;
     double seconds_training = 0;
 };
@@ -48,6 +54,13 @@ RunResult run_experiment(const RunConfig& config, const ProgressFunction& progre
 
 // Checks everything run_experiment would refuse, without training; throws the same errors.
 void validate(const RunConfig& config);
+// The largest --batch, --train-len, --dim and test length validate accepts (--mlp: 4x, --eval-seqs and
+// --vocab: 16x, --layers: 64).
+constexpr int64_t max_size = 4096;
+
+// The model a run starts from: the task's sizes, the scheme, parameters drawn from the seed's init
+// stream (before loading any weights). The config must be valid.
+std::unique_ptr<Transformer> make_model(const RunConfig& config);
 
 // The test batches for a run: they depend only on the task, seed, length and count, so every
 // scheme of a seed is tested on the same sequences.

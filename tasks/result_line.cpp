@@ -10,8 +10,10 @@
 namespace wai {
 
 std::string format_result_line(const RunConfig& c, const RunResult& r) {
+    // A context extension tested is named after the scheme: "rope+yarn:4".
+    const std::string scheme = r.extension.empty() ? c.scheme : c.scheme + "+" + r.extension;
     char head[96];
-    std::snprintf(head, sizeof head, "%-4s %-12s seed %llu: length ", c.task.c_str(), c.scheme.c_str(),
+    std::snprintf(head, sizeof head, "%-4s %-12s seed %llu: length ", c.task.c_str(), scheme.c_str(),
                   static_cast<unsigned long long>(c.seed));
     std::string line = head;
     int64_t longest = 0;

@@ -1,5 +1,6 @@
 // The one-line result of a run, as train_position prints it and the experiment collects it:
 //   lag  rope         seed 0: length 32 / 64 / 128: 1.000 / 1.000 / 1.000; at 128, positions past 32: 1.000; scores x log128/log32: 1.000
+// A run tested with a context extension names it after the scheme ("rope+yarn:4").
 // format_result_line writes it; parse_result_line reads one back (and refuses anything else, so a
 // truncated or corrupted result file is caught). Leaves out every other output.
 #pragma once

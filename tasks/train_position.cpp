@@ -1,11 +1,12 @@
 // train_position: one run of the chapter's experiment from the command line, one result line on stdout.
 //   build/train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]
 //     [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N] [--eval-seqs N]
-//     [--threads N] [--quiet] [--load FILE] [--save FILE]
+//     [--threads N] [--quiet] [--load FILE] [--save FILE] [--extend METHOD[:s]]
+// --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
 // weights after training (safetensors, nn/weights_file.hpp; written to FILE.tmp, then renamed).
-// Progress goes to stderr when it is a terminal. Bad input: one line, the usage, exit code 2; a run
-// that fails (an unreadable or corrupt weight file, a loss that is not finite): one line, exit code 1.
+// Progress goes to stderr when it is a terminal. Bad input: one line naming the fault, exit code 2; a run
+// that fails (an unreadable or corrupt weight file, a loss that is not finite, memory): one line, exit code 1.
 // Leaves out running several runs (make experiment does that).
 #include <unistd.h>
 
@@ -15,6 +16,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -31,11 +34,14 @@ const char* const usage =
     "usage: train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]\n"
     "                      [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N]\n"
     "                      [--eval-seqs N] [--threads N] [--quiet] [--load FILE] [--save FILE]\n"
+    "                      [--extend METHOD[:s]]\n"
     "  TASK    lag | seen\n"
-    "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope]\n"
+    "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope] | t5[:buckets]\n"
     "  SEED    a non-negative integer\n"
     "  --load FILE  start from these weights (safetensors); with --steps 0, only evaluate them\n"
-    "  --save FILE  write the weights after training (safetensors)\n";
+    "  --save FILE  write the weights after training (safetensors)\n"
+    "  --extend METHOD[:s]  test a RoPE model with context extension by s: pi, ntk or yarn; s defaults\n"
+    "               to the longest test length / the training length\n";
 
 struct UsageError : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
@@ -57,6 +63,8 @@ float parse_float(const std::string& text, const std::string& what) {
     const double value = std::strtod(text.c_str(), &end);
     if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value))
         throw UsageError(what + " needs a number, got '" + text + "'");
+    if (std::abs(value) > std::numeric_limits<float>::max())  // would become infinity as a float
+        throw UsageError(what + " " + text + " is past the largest float32, about 3.4e38");
     return static_cast<float>(value);
 }
 
@@ -108,6 +116,7 @@ Options parse(int argc, char** argv) {
         } else if (arg == "--eval-seqs") r.eval_sequences = parse_integer(value, arg);
         else if (arg == "--load") r.load_path = value;
         else if (arg == "--save") r.save_path = value;
+        else if (arg == "--extend") r.extension = value;
         else if (arg == "--threads") {
             const int64_t threads = parse_integer(value, arg);
             if (threads <= 0 || threads > 1024) throw UsageError("--threads must be between 1 and 1024, got " + value);
@@ -156,7 +165,7 @@ int main(int argc, char** argv) {
         std::printf("%s", usage);
         return 0;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "train_position: %s\n%s", e.what(), usage);
+        std::fprintf(stderr, "train_position: %s (train_position --help lists the arguments)\n", e.what());
         return 2;
     }
     set_threads(options.threads);
@@ -166,6 +175,10 @@ int main(int argc, char** argv) {
         const RunResult result = run_experiment(options.run, show ? ProgressFunction(std::ref(line)) : ProgressFunction());
         std::printf("%s\n", format_result_line(options.run, result).c_str());
         return 0;
+    } catch (const std::bad_alloc&) {
+        std::fprintf(stderr, "train_position: out of memory: this run's sizes (--batch, --dim, --mlp, lengths, "
+                             "--eval-seqs) need more memory than the machine has\n");
+        return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "train_position: %s\n", e.what());
         return 1;

@@ -59,6 +59,7 @@ TEST_CASE("lesson 07: the pairing trap, and its repair", "[lessons][lesson07]") 
 TEST_CASE("lesson 08: the two tasks, trained briefly", "[lessons][lesson08]") { check_lesson("08"); }
 TEST_CASE("lesson 09: log-length scaling sharpens a flattened softmax", "[lessons][lesson09]") { check_lesson("09"); }
 TEST_CASE("lesson 10: the wavelength table", "[lessons][lesson10]") { check_lesson("10"); }
+TEST_CASE("lesson 11: context extension on a model trained here", "[lessons][lesson11]") { check_lesson("11"); }
 
 TEST_CASE("lesson 06 --try: positions typed, a shift, a mistake, then q", "[lessons][lesson06]") {
     const Run r = run("printf '3 103\\n+5\\nabc\\nq\\n' | " + lesson_path("06") + " --try");

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "lessons/exercises/rope_exercise.hpp"
+#include "lessons/lesson.hpp"
 #include "positional/rope.hpp"
 #include "tensor/runtime.hpp"
 
@@ -174,8 +175,9 @@ Status check_scores(wai::Generator& generator) {
 
 }  // namespace
 
-int main(int, char** argv) {
+int main(int argc, char** argv) {
     wai::prepare_process(argv);
+    lesson::take_no_arguments(argc, argv);
     std::printf("RoPE exercise (llm-mastery-23): your code in lessons/exercises/rope_exercise.cpp\n");
     wai::Generator generator(2023);
     const Status rotation = check_apply_rope(generator);

@@ -31,5 +31,15 @@ expect "a right answer" "$2" 0 "^rope exercise: solved"
 expect "a sign slip in apply_rope" "$3" 1 "^rope exercise: wrong answer" "first at position 1, dimension 0:"
 expect "a wrong last dot product" "$4" 1 "^rope exercise: wrong answer" "^  right: it agrees with rope_rotate" \
     "query 3, key 103: .* ok$" "query 13, key 113: .* WRONG \(off by" "distance 100: .* are NOT equal"
-[ $failed = 0 ] && echo "exercises-selftest: the checker gives all four verdicts right"
+# It takes no arguments: one is refused with one line and exit status 2, not ignored.
+output=$("$1" --hint 2>&1)
+status=$?
+if [ "$status" = 2 ] && [ "$(printf '%s\n' "$output" | wc -l)" = 1 ] && printf '%s' "$output" | grep -q "unknown argument '--hint'"; then
+    echo "  [ok] an unknown argument: $output"
+else
+    echo "  [FAILED] an unknown argument: exit status $status, expected 2 and one line:"
+    printf '%s\n' "$output" | sed 's/^/    | /'
+    failed=1
+fi
+[ $failed = 0 ] && echo "exercises-selftest: the checker gives all four verdicts right, and refuses an argument"
 exit $failed

@@ -1,0 +1,171 @@
+// Lesson 11: context extension. A RoPE model trained on 32 positions is run on 4x as many, and three
+// test-time methods stretch it by s = 4: position interpolation (m -> m/s), NTK-aware scaling (a larger
+// base), YaRN (a per-pair blend, plus an attention temperature). Each method's frequencies, computed
+// from positional/ (one file per method, with its formula and source); whether each is "a rescaled
+// base"; what each does to the angle lag depends on; then a small model trained here on lag and seen
+// and tested at 128 with each method, through the same code as make experiment-extension.
+// Mirrors llm-mastery-23, "Failure mode: context-length extrapolation" (the methods it names) and
+// where-am-i, "The frequencies, and longer contexts". Leaves out fine-tuning after extending, which
+// all three papers do; here each method is applied to the trained weights as they are.
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <numbers>
+#include <string>
+#include <vector>
+
+#include "lessons/lesson.hpp"
+#include "positional/context_extension.hpp"
+#include "positional/length_scaling.hpp"
+#include "positional/ntk_scaling.hpp"
+#include "positional/position_interpolation.hpp"
+#include "positional/yarn.hpp"
+#include "tasks/experiment.hpp"
+#include "tasks/result_line.hpp"
+
+namespace {
+
+constexpr int64_t H = 64, train_length = 32, test_length = 128;
+constexpr double s = static_cast<double>(test_length) / train_length;  // 4
+
+// Trains `task` with rope briefly (the experiment's model, 300 steps instead of 2000), saves it, and
+// returns its accuracy at test_length with no extension and with each method.
+struct Accuracies {
+    double plain = 0, plain_at_train = 0;
+    std::vector<double> extended, extended_at_train;  // pi, ntk, yarn at s = 4 (at 128) and s = 1 (at 32)
+};
+
+Accuracies train_and_extend(const std::string& task, const std::filesystem::path& weights) {
+    wai::RunConfig config;
+    config.task = task;
+    config.scheme = "rope";
+    config.steps = 300;
+    config.eval_sequences = 64;
+    config.test_lengths = {train_length, test_length};
+    config.save_path = weights.string();
+    const wai::RunResult trained = wai::run_experiment(config);
+    std::printf("  %s\n", wai::format_result_line(config, trained).c_str());
+    Accuracies result{trained.accuracy[1], trained.accuracy[0], {}, {}};
+
+    config.save_path.clear();
+    config.load_path = weights.string();
+    config.steps = 0;
+    for (const char* method : {"pi", "ntk", "yarn"}) {
+        config.test_lengths = {test_length};
+        config.extension = method;  // s = 128 / 32 = 4
+        const wai::RunResult extended = wai::run_experiment(config);
+        std::printf("  %s\n", wai::format_result_line(config, extended).c_str());
+        result.extended.push_back(extended.accuracy[0]);
+        config.test_lengths = {train_length};  // s = 32 / 32 = 1: the method is RoPE itself
+        result.extended_at_train.push_back(wai::run_experiment(config).accuracy[0]);
+    }
+    return result;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    wai::prepare_process(argv);
+    lesson::take_no_arguments(argc, argv);
+    // One thread, as each run of make experiment-extension has.
+    wai::set_threads(1);
+
+    // The experiment's head: H = 64, base 10,000. Pair i turns by theta_i per position. Each method
+    // replaces theta_i by its own; none of them changes a weight of the model.
+    const std::vector<double> theta = wai::rope_frequencies(H, 10000.0);
+    const std::vector<double> pi = wai::position_interpolation(theta, s);
+    const std::vector<double> ntk = wai::rope_frequencies(H, wai::ntk_scaled_base(10000.0, H, s));
+    const std::vector<double> yarn = wai::yarn_frequencies(theta, s, train_length);
+    const std::vector<double> turns = wai::yarn_turns_within(theta, train_length);
+    lesson::heading("Each pair's frequency theta_i, and what each method makes of it at s = 4 (H = 64, base 10,000)");
+    std::printf("   pair   wavelength    theta_i      PI theta/s   NTK          r = 32/lambda  gamma(r)  YaRN\n");
+    for (int64_t i : {0, 1, 2, 5, 6, 10, 20, 31})
+        std::printf("  %5lld  %11.1f  %11.4g  %11.4g  %11.4g  %13.3f  %8.3f  %11.4g\n", static_cast<long long>(i),
+                    2.0 * std::numbers::pi / theta[i], theta[i], pi[i], ntk[i], turns[i], wai::yarn_ramp(turns[i]), yarn[i]);
+    std::printf("  NTK's base: 10,000 * 4^(64/62) = %.0f\n", wai::ntk_scaled_base(10000.0, H, s));
+
+    bool pi_divides_all = true;
+    for (size_t i = 0; i < theta.size(); ++i) pi_divides_all &= std::abs(theta[i] / pi[i] - s) < 1e-12;
+    lesson::check(pi_divides_all, "position interpolation divides every pair's frequency by s = 4");
+    lesson::check(ntk[0] == theta[0] && std::abs(theta.back() / ntk.back() - s) < 1e-9,
+                  "NTK-aware scaling leaves pair 0 as it is and divides the last pair by exactly s");
+    // YaRN keeps a pair that turns more than beta = 32 times within the training length, and
+    // interpolates one that turns less than once. Trained on 32 positions, even pair 0 (a turn every
+    // 2 pi = 6.3 positions) turns only 5.1 times: no pair is kept, and 26 of 32 are interpolated fully.
+    int64_t kept = 0, fully = 0;
+    for (double r : turns) kept += wai::yarn_ramp(r) == 1.0, fully += wai::yarn_ramp(r) == 0.0;
+    std::printf("  YaRN at L = 32: %lld pairs kept, %lld interpolated fully, %lld blended\n", static_cast<long long>(kept),
+                static_cast<long long>(fully), static_cast<long long>(32 - kept - fully));
+    lesson::check(kept == 0 && fully == 26, "at L = 32, YaRN keeps no pair and interpolates 26 of 32 fully");
+    // At the scale YaRN was made for (a LLaMA: H = 128, trained on 4096), the fast pairs turn hundreds
+    // of times within the training length and are left alone.
+    int64_t kept_llama = 0;
+    for (double r : wai::yarn_turns_within(wai::rope_frequencies(128, 10000.0), 4096)) kept_llama += wai::yarn_ramp(r) == 1.0;
+    std::printf("  YaRN at a LLaMA's scale (H = 128, L = 4096): %lld of 64 pairs kept as they are\n",
+                static_cast<long long>(kept_llama));
+    lesson::check(kept_llama == 21, "at H = 128 and L = 4096, YaRN keeps the 21 fastest pairs untouched");
+
+    // The course calls all of them "rescaling RoPE's frequency base after the fact". That is exact for
+    // NTK only. Any base b gives pair 0 the frequency b^0 = 1, so no base can reproduce position
+    // interpolation, which gives pair 0 1/s; YaRN changes each pair by its own factor and adds a
+    // temperature. ABF ("adjusted base frequency", Xiong et al. 2023; Llama 3's 500,000) is a base
+    // chosen before training goes on, not after: in whereami, the scheme rope:500000.
+    lesson::heading("Are they all a rescaled base?");
+    const double implied_base = std::pow(theta.back() / s, -static_cast<double>(H) / (H - 2));  // the base PI's last pair implies
+    const std::vector<double> from_implied = wai::rope_frequencies(H, implied_base);
+    std::printf("  the base that gives PI's slowest pair: %.0f; with it, pair 0 stays at %.3f, PI has %.3f\n", implied_base,
+                from_implied[0], pi[0]);
+    lesson::check(from_implied[0] == 1.0 && pi[0] == 1.0 / s, "no base reproduces position interpolation: pair 0 is 1 for every base");
+    lesson::check(std::abs(wai::rope_frequencies(H, implied_base)[H / 2 - 1] / ntk.back() - 1.0) < 1e-9,
+                  "and that base is NTK's: NTK-aware scaling is the one method that is a new base");
+
+    // lag needs "exactly 3 back". RoPE tells distance 3 by the angle 3 * theta_i, mostly in the fast
+    // pairs (pair 0 turns 3 radians). PI and YaRN turn it less: the model sees distance 3 as it saw 0.75.
+    lesson::heading("The angle lag depends on: pair 0 at distance 3");
+    const double angle = 3.0 * theta[0], angle_pi = 3.0 * pi[0], angle_ntk = 3.0 * ntk[0], angle_yarn = 3.0 * yarn[0];
+    std::printf("  RoPE %.3f rad, PI %.3f, NTK %.3f, YaRN %.3f\n", angle, angle_pi, angle_ntk, angle_yarn);
+    lesson::check(angle_ntk == angle && angle_pi < angle / 3.0 && angle_yarn < angle / 2.0,
+                  "NTK keeps pair 0's angle at distance 3; PI and YaRN shrink it below half");
+    // YaRN's temperature, against the chapter's log-length scaling (lesson 09), both at 128 from 32.
+    const double temperature = std::pow(wai::yarn_query_key_scale(s), 2.0);
+    const double log_length = wai::log_length_scale(test_length, train_length);
+    std::printf("  YaRN multiplies the logits by (0.1 ln 4 + 1)^2 = %.3f; log-length scaling by log 128/log 32 = %.3f\n",
+                temperature, log_length);
+    lesson::check(temperature > 1.0 && temperature < log_length,
+                  "both sharpen the softmax at 128; YaRN's temperature a little less than log-length scaling");
+
+    // Now a model. The experiment's model (D = 64, 2 layers, 1 head) with rope, 300 steps on each task
+    // (make experiment-extension trains 2000 and tests up to 512), then the saved weights tested at 128
+    // with each method at s = 4, and at 32 with s = 1. Seed 0 when this was written: lag at 128 0.992
+    // with no extension, 1.000 with NTK, 0.076 with PI and 0.070 with YaRN (chance 0.0625); seen at 128
+    // 0.833 with none, 0.897 PI, 0.861 NTK, 0.955 YaRN. The tasks want opposite things: lag needs the
+    // fast pairs' exact angles (NTK keeps them, PI and YaRN squeeze them); seen needs a content match
+    // at any distance, and is helped by keeping every angle inside what training showed (PI, YaRN)
+    // and by a sharper softmax (YaRN's temperature). make experiment-extension has the full picture.
+    lesson::heading("A small model trained here (300 steps at 32), tested at 128 with each method");
+    // The weights go to the temporary folder under this process's id, so two lessons running at once
+    // (make test with and without a sanitizer) never read each other's file.
+    const std::string prefix = "whereami_lesson11_" + std::to_string(getpid()) + "_";
+    const std::filesystem::path lag_weights = std::filesystem::temp_directory_path() / (prefix + "lag.safetensors");
+    const std::filesystem::path seen_weights = std::filesystem::temp_directory_path() / (prefix + "seen.safetensors");
+    const Accuracies lag = train_and_extend("lag", lag_weights);
+    const Accuracies seen = train_and_extend("seen", seen_weights);
+    std::filesystem::remove(lag_weights);
+    std::filesystem::remove(seen_weights);
+
+    bool same_at_one = true;
+    for (int m = 0; m < 3; ++m)
+        same_at_one &= lag.extended_at_train[m] == lag.plain_at_train && seen.extended_at_train[m] == seen.plain_at_train;
+    lesson::check(same_at_one, "at 32 (s = 1) every method gives RoPE's own accuracy, on both tasks");
+    lesson::check(lag.extended[1] > lag.plain - 0.05, "lag at 128: NTK within 0.05 of no extension",
+                  std::to_string(lag.extended[1]) + " vs " + std::to_string(lag.plain));
+    lesson::check(lag.extended[0] < lag.plain - 0.5 && lag.extended[2] < lag.plain - 0.5,
+                  "lag at 128: PI and YaRN lose more than half the accuracy (distance 3 no longer looks like 3)");
+    lesson::check(seen.extended[0] > seen.plain + 0.03 && seen.extended[2] > seen.plain + 0.03,
+                  "seen at 128: PI and YaRN each more than 0.03 above no extension",
+                  "PI " + std::to_string(seen.extended[0]) + ", YaRN " + std::to_string(seen.extended[2]) + " vs " +
+                      std::to_string(seen.plain));
+    return lesson::finish("11");
+}

@@ -1,0 +1,109 @@
+// attention_maps: the attention weights of a trained model's layers on one test sequence, for pictures.
+//   build/plots/attention_maps WEIGHTS OUT_PREFIX [LENGTH]
+// WEIGHTS is a file train_position --save wrote (its metadata names the task, scheme and seed; the
+// model is the experiment's default size). The sequence is the first of that seed's test sequences
+// of LENGTH (default 128), the one the run was scored on. Writes OUT_PREFIX_layerK.dat for each layer:
+// LENGTH rows (query m) of LENGTH numbers (key n), the weight query m gives key n (0 for the keys
+// after the query, which the causal mask hides). Prints, per layer, where queries past the training length 32
+// look: how many put their largest weight exactly 3 back (lag's answer) and their mean distance.
+// Leaves out models with more than one head (it writes head 0) and drawing (plots/attention.gp).
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "autograd/ops.hpp"
+#include "nn/weights_file.hpp"
+#include "tasks/experiment.hpp"
+#include "tensor/runtime.hpp"
+
+namespace {
+
+constexpr int64_t train_length = 32;
+
+std::string metadata(const wai::WeightsFile& file, const std::string& key, const std::string& path) {
+    const auto found = file.metadata.find(key);
+    if (found == file.metadata.end())
+        throw std::runtime_error(path + ": no '" + key + "' in its metadata; save it with train_position --save");
+    return found->second;
+}
+
+// weights (T, T) of one layer as text: row m is query m.
+std::string matrix_text(const float* weights, int64_t T, const std::string& title) {
+    std::string text = "# " + title + "\n";
+    char number[32];
+    for (int64_t m = 0; m < T; ++m) {
+        for (int64_t n = 0; n < T; ++n) {
+            std::snprintf(number, sizeof number, "%s%.6g", n ? " " : "", weights[m * T + n]);
+            text += number;
+        }
+        text += "\n";
+    }
+    return text;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    wai::prepare_process(argv);
+    if (argc != 3 && argc != 4) {
+        std::fprintf(stderr, "usage: attention_maps WEIGHTS OUT_PREFIX [LENGTH]\n");
+        return 2;
+    }
+    try {
+        const std::string path = argv[1], prefix = argv[2];
+        const int64_t T = argc == 4 ? std::stoll(argv[3]) : 128;
+        const wai::WeightsFile file = wai::read_weights_file(path);
+        wai::RunConfig config;
+        config.task = metadata(file, "task", path);
+        config.scheme = metadata(file, "scheme", path);
+        config.seed = std::stoull(metadata(file, "seed", path));
+        config.test_lengths = {T};
+        wai::validate(config);  // a learned model refuses a length past its table here
+        const std::unique_ptr<wai::Transformer> model = wai::make_model(config);
+        wai::load_parameters(*model, file, path);
+
+        const wai::Task task = wai::make_task(config.task);
+        const wai::Batch sequence = wai::test_batch(task, config.seed, T, 1);
+        for (auto& block : model->blocks) block->attention.keep_weights = true;
+        {
+            wai::NoGradScope no_grad;
+            model->forward(sequence.tokens, 1, T);
+        }
+        for (size_t layer = 0; layer < model->blocks.size(); ++layer) {
+            const wai::Tensor& weights = model->blocks[layer]->attention.last_weights;  // (1, NH, T, T): head 0 first
+            const std::string title = config.task + " " + config.scheme + " seed " + std::to_string(config.seed) +
+                                      ", layer " + std::to_string(layer) + ": attention weights, row = query, column = key";
+            const std::string out = prefix + "_layer" + std::to_string(layer) + ".dat";
+            std::filesystem::path temporary = out + ".tmp";
+            {
+                std::ofstream file_out(temporary);
+                file_out << matrix_text(weights.data(), T, title);
+                if (!file_out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+            }
+            std::filesystem::rename(temporary, out);
+            int64_t three_back = 0, queries = 0;
+            double mean_distance = 0.0;
+            for (int64_t m = train_length; m < T; ++m) {
+                const float* row = weights.data() + m * T;
+                int64_t best = 0;
+                for (int64_t n = 0; n <= m; ++n) {
+                    if (row[n] > row[best]) best = n;
+                    mean_distance += row[n] * static_cast<double>(m - n);
+                }
+                three_back += m - best == 3;
+                ++queries;
+            }
+            std::printf("%s %s seed %llu, layer %zu: of the %lld queries past %lld, %lld put their largest weight 3 back; "
+                        "mean distance attended %.1f\n",
+                        config.task.c_str(), config.scheme.c_str(), static_cast<unsigned long long>(config.seed), layer,
+                        static_cast<long long>(queries), static_cast<long long>(train_length),
+                        static_cast<long long>(three_back), queries ? mean_distance / queries : 0.0);
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "attention_maps: %s\n", e.what());
+        return 1;
+    }
+}

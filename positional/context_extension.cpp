@@ -1,0 +1,70 @@
+// Extension specs and the switch from a method to its frequencies. Leaves out the formulas, which
+// are in each method's own file.
+#include "positional/context_extension.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+#include "positional/ntk_scaling.hpp"
+#include "positional/position_interpolation.hpp"
+#include "positional/yarn.hpp"
+
+namespace wai {
+
+const char* const extension_spec_forms =
+    "pi[:s], ntk[:s], yarn[:s] (position interpolation, NTK-aware scaling, YaRN; s >= 1, by default the "
+    "longest test length / the training length)";
+
+ExtensionSpec parse_extension_spec(const std::string& text) {
+    auto refuse = [&](const std::string& why) {
+        throw std::invalid_argument("bad context extension '" + text + "': " + why + "; valid forms: " +
+                                    extension_spec_forms);
+    };
+    ExtensionSpec spec;
+    const size_t colon = text.find(':');
+    const std::string name = text.substr(0, colon);
+    if (name == "pi") spec.kind = ExtensionSpec::Kind::pi;
+    else if (name == "ntk") spec.kind = ExtensionSpec::Kind::ntk;
+    else if (name == "yarn") spec.kind = ExtensionSpec::Kind::yarn;
+    else refuse("unknown method '" + name + "'");
+    if (colon == std::string::npos) return spec;
+    const std::string number = text.substr(colon + 1);
+    errno = 0;
+    char* end = nullptr;
+    spec.factor = std::strtod(number.c_str(), &end);
+    if (number.empty() || end != number.c_str() + number.size() || errno == ERANGE || !std::isfinite(spec.factor))
+        refuse("'" + number + "' is not a number");
+    if (!(spec.factor >= 1.0)) refuse("the factor s must be at least 1");
+    spec.has_factor = true;
+    return spec;
+}
+
+std::string extension_name(ExtensionSpec::Kind kind, double factor) {
+    std::ostringstream s;
+    s << (kind == ExtensionSpec::Kind::pi ? "pi" : kind == ExtensionSpec::Kind::ntk ? "ntk" : "yarn") << ":" << factor;
+    return s.str();
+}
+
+void extend_context(RotaryPositions& rope, ExtensionSpec::Kind kind, double factor, int64_t train_length) {
+    if (!(factor >= 1.0)) throw std::invalid_argument("context extension: the factor s must be at least 1");
+    const std::vector<double> original = rope_frequencies(rope.head_dim, rope.base);
+    rope.query_key_scale = 1.0f;
+    switch (kind) {
+        case ExtensionSpec::Kind::pi: rope.frequencies = position_interpolation(original, factor); return;
+        case ExtensionSpec::Kind::ntk:
+            if (rope.head_dim < 4) throw std::invalid_argument("ntk scaling needs a head dimension of at least 4");
+            rope.frequencies = rope_frequencies(rope.head_dim, ntk_scaled_base(rope.base, rope.head_dim, factor));
+            return;
+        case ExtensionSpec::Kind::yarn:
+            if (train_length <= 0) throw std::invalid_argument("yarn needs the training length, got " + std::to_string(train_length));
+            rope.frequencies = yarn_frequencies(original, factor, train_length);
+            rope.query_key_scale = static_cast<float>(yarn_query_key_scale(factor));
+            return;
+    }
+    throw std::logic_error("extend_context: unhandled method");
+}
+
+}  // namespace wai

@@ -1,0 +1,365 @@
+// collect_extension: turns make experiment-extension's result files into results/extension.md (seed
+// means at every test length, for each scheme, and for each RoPE model with each context extension)
+// and one data file per task for the pictures, results/extension/TASK.dat.
+//   collect_extension RESULTS LENGTHS SEEDS...           collect and write; LENGTHS as 32,64,128,256,512
+//   collect_extension --prune RESULTS LENGTHS SEEDS...   delete result files that are not one valid line
+//                                                        for their run, and killed runs' temporary files
+// The files (tasks/extension.mk makes them), with MODEL = TASK_SCHEME_seedN, ':' written as '-':
+//   RESULTS/extension/trained/MODEL.txt    the model trained at 32, tested at LENGTHS with no extension
+//                                          (learned only up to its 128 rows: the rest is "n/a", never 0)
+//   RESULTS/extension/METHOD-L/MODEL.txt   a RoPE model's saved weights tested at length L with METHOD,
+//                                          s = L / 32, the training length
+// When RESULTS/runs/ holds make experiment's results, the retrained models' figures at 32, 64 and 128
+// are compared with them. Outputs are written to a temporary file and renamed.
+// Leaves out running anything (tasks/extension.mk) and the pictures (plots/).
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <optional>
+#include <sstream>
+
+#include "positional/context_extension.hpp"
+#include "tasks/evaluate.hpp"
+#include "tasks/result_line.hpp"
+#include "tensor/runtime.hpp"
+
+using namespace wai;
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr int64_t train_length = 32, learned_rows = 128;
+const std::vector<std::string> tasks = {"lag", "seen"};
+const std::vector<std::string> schemes = {"none",      "sinusoid",     "learned", "rope", "rope:1000000",
+                                          "alibi:0.5", "alibi:0.0625", "t5"};
+const std::vector<std::string> rope_schemes = {"rope", "rope:1000000"};
+const std::vector<std::pair<std::string, ExtensionSpec::Kind>> methods = {
+    {"pi", ExtensionSpec::Kind::pi}, {"ntk", ExtensionSpec::Kind::ntk}, {"yarn", ExtensionSpec::Kind::yarn}};
+const std::vector<std::string> method_titles = {"PI", "NTK", "YaRN"};
+
+struct Setup {
+    fs::path results;
+    std::vector<int64_t> lengths;
+    std::vector<uint64_t> seeds;
+};
+
+std::string model_name(const std::string& task, const std::string& scheme, uint64_t seed) {
+    std::string name = scheme;
+    std::replace(name.begin(), name.end(), ':', '-');
+    return task + "_" + name + "_seed" + std::to_string(seed);
+}
+
+// One expected result file: where it is and what its one line must say.
+struct Expected {
+    fs::path path;
+    std::string task, scheme;  // scheme as the line names it, "rope+pi:4" for an extension
+    uint64_t seed;
+    std::vector<int64_t> lengths;
+};
+
+Expected trained(const Setup& s, const std::string& task, const std::string& scheme, uint64_t seed) {
+    std::vector<int64_t> lengths;
+    for (int64_t L : s.lengths)
+        if (scheme != "learned" || L <= learned_rows) lengths.push_back(L);
+    return {s.results / "extension" / "trained" / (model_name(task, scheme, seed) + ".txt"), task, scheme, seed, lengths};
+}
+
+Expected extended(const Setup& s, const std::string& task, const std::string& scheme, uint64_t seed, size_t method,
+                  int64_t L) {
+    const std::string folder = methods[method].first + "-" + std::to_string(L);
+    const std::string name = extension_name(methods[method].second, static_cast<double>(L) / train_length);
+    return {s.results / "extension" / folder / (model_name(task, scheme, seed) + ".txt"), task, scheme + "+" + name, seed, {L}};
+}
+
+std::vector<Expected> every_file(const Setup& s) {
+    std::vector<Expected> files;
+    for (const auto& task : tasks)
+        for (const auto& scheme : schemes)
+            for (uint64_t seed : s.seeds) {
+                files.push_back(trained(s, task, scheme, seed));
+                if (std::find(rope_schemes.begin(), rope_schemes.end(), scheme) == rope_schemes.end()) continue;
+                for (size_t m = 0; m < methods.size(); ++m)
+                    for (int64_t L : s.lengths) files.push_back(extended(s, task, scheme, seed, m, L));
+            }
+    return files;
+}
+
+std::optional<ResultLine> read_expected(const Expected& e) {
+    std::ifstream in(e.path);
+    std::string line, extra;
+    if (!in || !std::getline(in, line) || std::getline(in, extra)) return std::nullopt;
+    auto r = parse_result_line(line);
+    if (!r || r->task != e.task || r->scheme != e.scheme || r->seed != e.seed || r->lengths != e.lengths ||
+        r->train_length != train_length)
+        return std::nullopt;
+    return r;
+}
+
+void write_atomically(const fs::path& path, const std::string& text) {
+    const fs::path temporary = path.string() + ".tmp";
+    {
+        std::ofstream out(temporary);
+        out << text;
+        if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
+    }
+    fs::rename(temporary, path);
+}
+
+int prune(const Setup& s) {
+    for (const Expected& e : every_file(s))
+        if (fs::exists(e.path) && !read_expected(e)) {
+            std::cout << "experiment-extension: " << e.path.string() << " is not a valid result line; it will be run again\n";
+            fs::remove(e.path);
+        }
+    const fs::path root = s.results / "extension";
+    if (fs::is_directory(root))
+        for (const auto& entry : fs::recursive_directory_iterator(root))
+            if (entry.path().filename().string().find(".txt.tmp.") != std::string::npos) {
+                std::cout << "experiment-extension: removing " << entry.path().string() << ", left by a run that was killed\n";
+                fs::remove(entry.path());
+            }
+    return 0;
+}
+
+// One row of the table: for each seed, the accuracy at each length, then at the longest length on
+// the positions past 32 and with scores x log(L)/log(32); nullopt where the run cannot go.
+using Figures = std::vector<std::optional<double>>;
+struct Row {
+    std::string model, method;
+    std::vector<Figures> seeds;
+};
+
+struct Collection {
+    std::vector<std::string> missing;
+    std::vector<Row> rows;
+};
+
+Figures no_extension(const ResultLine& r, const std::vector<int64_t>& lengths) {
+    Figures f;
+    for (int64_t L : lengths) {
+        const auto at = std::find(r.lengths.begin(), r.lengths.end(), L);
+        f.push_back(at == r.lengths.end() ? std::nullopt : std::optional<double>(r.accuracy[at - r.lengths.begin()]));
+    }
+    const bool reaches_longest = r.lengths.back() == lengths.back();
+    f.push_back(reaches_longest && r.has_past_train ? std::optional<double>(r.past_train) : std::nullopt);
+    f.push_back(reaches_longest ? std::optional<double>(r.scaled) : std::nullopt);
+    return f;
+}
+
+Collection collect_rows(const Setup& s, const std::string& task) {
+    Collection c;
+    auto read = [&](const Expected& e) {
+        auto r = read_expected(e);
+        if (!r) c.missing.push_back(e.path.string());
+        return r;
+    };
+    for (const auto& scheme : schemes) {
+        Row plain{scheme, "none", {}};
+        for (uint64_t seed : s.seeds)
+            if (auto r = read(trained(s, task, scheme, seed))) plain.seeds.push_back(no_extension(*r, s.lengths));
+        c.rows.push_back(plain);
+        if (std::find(rope_schemes.begin(), rope_schemes.end(), scheme) == rope_schemes.end()) continue;
+        for (size_t m = 0; m < methods.size(); ++m) {
+            Row row{scheme, method_titles[m], {}};
+            for (uint64_t seed : s.seeds) {
+                Figures f;
+                std::optional<double> past, scaled;  // at the longest length
+                for (int64_t L : s.lengths) {
+                    const auto r = read(extended(s, task, scheme, seed, m, L));
+                    f.push_back(r ? std::optional<double>(r->accuracy[0]) : std::nullopt);
+                    if (r && L == s.lengths.back()) {
+                        if (r->has_past_train) past = r->past_train;
+                        scaled = r->scaled;
+                    }
+                }
+                f.push_back(past);
+                f.push_back(scaled);
+                row.seeds.push_back(f);
+            }
+            c.rows.push_back(row);
+        }
+    }
+    return c;
+}
+
+std::string fixed(double v) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3f", v);
+    return text;
+}
+
+struct Summary {
+    bool available = false;
+    double mean = 0, low = 1, high = 0;
+};
+
+Summary summarise(const Row& row, size_t figure) {
+    Summary s;
+    for (const Figures& f : row.seeds)
+        if (!f[figure]) return Summary{};  // one seed without it: the figure does not exist
+    for (const Figures& f : row.seeds) {
+        s.mean += *f[figure] / row.seeds.size();
+        s.low = std::min(s.low, *f[figure]);
+        s.high = std::max(s.high, *f[figure]);
+    }
+    s.available = !row.seeds.empty();
+    return s;
+}
+
+// Always answering "no" on seen, over the same test sequences the runs used, at each length.
+std::vector<double> always_no(const Setup& s) {
+    const Task seen = make_task("seen");
+    std::vector<double> share;
+    for (int64_t L : s.lengths) {
+        double total = 0;
+        for (uint64_t seed : s.seeds) {
+            const Batch batch = test_batch(seen, seed, L, 256);
+            total += static_cast<double>(std::count(batch.targets.begin(), batch.targets.end(), 0)) / batch.targets.size();
+        }
+        share.push_back(total / s.seeds.size());
+    }
+    return share;
+}
+
+// make experiment's result lines, when present: do the retrained models repeat them at 32, 64, 128?
+std::string compare_with_experiment(const Setup& s) {
+    int same = 0, compared = 0;
+    double largest = 0;
+    for (const auto& task : tasks)
+        for (const auto& scheme : schemes)
+            for (uint64_t seed : s.seeds) {
+                const auto main_run = read_expected({s.results / "runs" / (model_name(task, scheme, seed) + ".txt"), task,
+                                                     scheme, seed, {32, 64, 128}});
+                const auto ours = read_expected(trained(s, task, scheme, seed));
+                if (!main_run || !ours || ours->lengths.size() < 3) continue;
+                ++compared;
+                double difference = 0;
+                for (int i = 0; i < 3; ++i) difference = std::max(difference, std::abs(main_run->accuracy[i] - ours->accuracy[i]));
+                same += difference == 0;
+                largest = std::max(largest, difference);
+            }
+    if (compared == 0) return "No results of make experiment in " + (s.results / "runs").string() + " to compare with.\n";
+    std::ostringstream text;
+    text << "The models trained here are make experiment's, trained again to save their weights: at 32, 64 and 128 "
+         << same << " of " << compared << " runs repeat " << (s.results / "runs").string() << " figure for figure"
+         << (same == compared ? "." : " (the largest difference: " + fixed(largest) + ").") << "\n";
+    return text.str();
+}
+
+int collect(const Setup& s) {
+    std::ostringstream md;
+    md << "# Context extension: accuracy past the training length\n\n"
+       << "Every model is the experiment's (D = 64, 2 layers, 1 head, 2000 steps at length " << train_length
+       << "), trained once with its weights saved. Each RoPE model is then tested again with position "
+          "interpolation (PI), NTK-aware scaling and YaRN, at each length L with s = L / "
+       << train_length << " (so s = 1 at 32, where every method is RoPE itself). Seeds: ";
+    for (uint64_t seed : s.seeds) md << seed << " ";
+    md << "\n\nEach cell: the mean over the seeds (min..max). n/a: the run cannot go there (the learned table has "
+       << learned_rows << " rows).\n\n";
+    std::vector<std::string> missing;
+    const std::vector<double> baseline = always_no(s);
+    for (const auto& task : tasks) {
+        const Collection c = collect_rows(s, task);
+        missing.insert(missing.end(), c.missing.begin(), c.missing.end());
+        const std::string longest = std::to_string(s.lengths.back()), train = std::to_string(train_length);
+        md << "## " << task << "\n\n| scheme | extension | ";
+        for (int64_t L : s.lengths) md << L << " | ";
+        md << longest << ", past " << train << " | " << longest << ", scores x log" << longest << "/log" << train
+           << " |\n|---|---|";
+        for (size_t i = 0; i < s.lengths.size() + 2; ++i) md << "---|";
+        md << "\n";
+        std::ostringstream data;
+        data << "# " << task << ": accuracy at each test length, mean over seeds; n/a where a run cannot go. "
+             << "Written by collect_extension.\nlength";
+        for (const Row& row : c.rows) data << " " << row.model << (row.method == "none" ? "" : "+" + row.method);
+        data << (task == "seen" ? " always-no" : " chance") << "\n";
+        for (const Row& row : c.rows) {
+            md << "| " << row.model << " | " << (row.method == "none" ? "none" : row.method) << " | ";
+            for (size_t f = 0; f < s.lengths.size() + 2; ++f) {
+                const Summary v = summarise(row, f);
+                md << (v.available ? fixed(v.mean) + " (" + fixed(v.low) + ".." + fixed(v.high) + ")" : "n/a") << " | ";
+            }
+            md << "\n";
+        }
+        if (task == "seen") {
+            md << "| always \"no\" | | ";
+            for (double b : baseline) md << fixed(b) << " | ";
+            md << " | |\n";
+        }
+        md << "\n";
+        for (size_t i = 0; i < s.lengths.size(); ++i) {
+            data << s.lengths[i];
+            for (const Row& row : c.rows) {
+                const Summary v = summarise(row, i);
+                data << " " << (v.available ? fixed(v.mean) : "n/a");
+            }
+            data << " " << (task == "seen" ? fixed(baseline[i]) : fixed(1.0 / 16.0)) << "\n";
+        }
+        if (c.missing.empty()) write_atomically(s.results / "extension" / (task + ".dat"), data.str());
+    }
+    if (!missing.empty()) {
+        std::cerr << "collect_extension: " << missing.size() << " runs have no valid result, e.g. " << missing.front()
+                  << "; run make experiment-extension again\n";
+        return 1;
+    }
+    md << compare_with_experiment(s);
+    const fs::path table = s.results / "extension.md";
+    write_atomically(table, md.str());
+    std::cout << "experiment-extension: wrote " << table.string() << " and " << (s.results / "extension").string()
+              << "/{lag,seen}.dat\n";
+    return 0;
+}
+
+struct UsageError : std::invalid_argument {
+    using std::invalid_argument::invalid_argument;
+};
+
+// "32,64,128": increasing whole numbers, the first the training length.
+std::vector<int64_t> parse_lengths(const std::string& text) {
+    std::vector<int64_t> lengths;
+    std::stringstream in(text);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string::npos)
+            throw UsageError("LENGTHS must be whole numbers separated by commas, got '" + text + "'");
+        lengths.push_back(std::stoll(item));
+        if (lengths.size() > 1 && lengths.back() <= lengths[lengths.size() - 2])
+            throw UsageError("LENGTHS must increase, got '" + text + "'");
+    }
+    if (lengths.empty() || lengths.front() != train_length)
+        throw UsageError("LENGTHS must start at the training length " + std::to_string(train_length) + ", got '" + text + "'");
+    return lengths;
+}
+
+std::vector<uint64_t> parse_seeds(int argc, char** argv, int first) {
+    std::vector<uint64_t> seeds;
+    for (int i = first; i < argc; ++i) {
+        const std::string text = argv[i];
+        if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
+            throw UsageError("a SEED must be a non-negative integer below 10^18, got '" + text + "'");
+        seeds.push_back(std::stoull(text));
+    }
+    if (seeds.empty()) throw UsageError("no seeds given");
+    return seeds;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    prepare_process(argv);
+    try {
+        const bool pruning = argc >= 2 && std::string(argv[1]) == "--prune";
+        const int first = pruning ? 2 : 1;
+        if (argc < first + 3)
+            throw UsageError("usage: collect_extension [--prune] RESULTS LENGTHS SEED...  (LENGTHS as 32,64,128,256,512)");
+        const Setup setup{argv[first], parse_lengths(argv[first + 1]), parse_seeds(argc, argv, first + 2)};
+        return pruning ? prune(setup) : collect(setup);
+    } catch (const UsageError& e) {
+        std::cerr << "collect_extension: " << e.what() << "\n";
+        return 2;
+    } catch (const std::exception& e) {
+        std::cerr << "collect_extension: " << e.what() << "\n";
+        return 1;
+    }
+}

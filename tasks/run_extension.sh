@@ -1,0 +1,53 @@
+#!/bin/sh
+# One run of make experiment-extension:
+#   tasks/run_extension.sh DIR MODEL MODE TRAIN_POSITION LENGTHS TOTAL [FLAGS...]
+#   MODEL  TASK_SCHEME_seedN (':' in the scheme written as '-')
+#   MODE   train: train the model, save its weights to DIR/weights/MODEL.safetensors and test it at
+#                 LENGTHS (32,64,...) with no extension; the line goes to DIR/trained/MODEL.txt. The
+#                 learned table has 128 rows, so learned is tested only at the lengths up to 128.
+#          pi | ntk | yarn: test the saved weights at the one length LENGTHS with that extension
+#                 (s = LENGTHS / 32, train_position's default); the line goes to DIR/MODE-LENGTHS/MODEL.txt.
+# FLAGS (make's RUN_FLAGS, e.g. --eval-seqs 64) come first, so the mode's own flags win.
+# The line is written to a temporary file and renamed, so an interrupted run leaves nothing behind
+# and a rerun of make redoes exactly the missing runs. One thread per run: make runs two at a time.
+# Leaves out choosing the runs (tasks/extension.mk) and reading them (tasks/collect_extension.cpp).
+set -u
+dir=$1 model=$2 mode=$3 program=$4 lengths=$5 total=$6
+shift 6
+task=${model%%_*}
+rest=${model#*_}
+scheme=$(printf '%s' "${rest%_seed*}" | tr '-' ':')
+seed=${rest##*_seed}
+weights=$dir/weights/$model.safetensors
+if [ "$mode" = train ]; then
+    result=$dir/trained/$model.txt
+    [ "$scheme" = learned ] && lengths=$(printf '%s\n' "$lengths" | tr ',' '\n' | awk '$1 <= 128' | paste -sd, -)
+    set -- "$@" --save "$weights" --test-lens "$lengths"
+    what="trained, tested at $lengths"
+else
+    result=$dir/$mode-$lengths/$model.txt
+    set -- "$@" --load "$weights" --steps 0 --test-lens "$lengths" --extend "$mode"
+    what="$mode at $lengths"
+fi
+mkdir -p "$(dirname "$result")" "$dir/weights"
+tmp="$result.tmp.$$"
+child=
+# The program runs in the background so that a signal to this script (make passes SIGTERM on to its
+# jobs) is acted on at once: stop it, wait for it, and leave nothing.
+stop() {
+    [ -n "$child" ] && kill "$child" 2>/dev/null && wait "$child"
+    exit "$1"
+}
+trap 'rm -f "$tmp"' EXIT
+trap 'stop 130' INT
+trap 'stop 143' TERM
+start=$(date +%s)
+OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$program" "$task" "$scheme" "$seed" --quiet "$@" > "$tmp" &
+child=$!
+wait "$child" || exit 1
+child=
+# Renaming and counting under one lock, so two runs finishing together get different numbers.
+done_count=$(flock "$dir/.lock" sh -c 'mv "$1" "$2" && ls "$3"/*/*.txt | wc -l' sh "$tmp" "$result" "$dir")
+figures=$(sed -n 's/.*length [0-9 /]*: \([0-9. /]*\);.*/\1/p' "$result")
+printf '[%3d/%d] %s %s seed %s, %s: %s (%d s)\n' "$done_count" "$total" "$task" "$scheme" "$seed" "$what" "$figures" \
+    "$(( $(date +%s) - start ))"

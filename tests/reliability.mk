@@ -1,0 +1,33 @@
+# Reliability checks beyond the unit tests (included by the Makefile):
+#   make test              also runs tests/test_cli.cpp ([cli]): the real programs on bad input,
+#                          a forced non-finite loss, and the same run giving the same bytes
+#   make test-experiment   tests/experiment_resume.sh: a short make experiment interrupted with
+#                          SIGINT and SIGTERM, resumed, its result files corrupted, redone
+#   make valgrind          one short train_position run (save, then load) under valgrind's memcheck
+# Leaves out the fuzzer (tests/fuzz/fuzz.mk) and the sanitizer builds (make test SANITIZE=...).
+.PHONY: test-experiment valgrind
+
+# The [cli] tests run the programs of this build (build/ or build/address/ ...), so the test binary
+# needs them first; order-only, so relinking a program does not relink the tests.
+$(TEST_BINARY): | $(PROGRAMS) $(LESSON_PROGRAMS) $(BUILD)/bench_step
+$(BUILD)/tests/test_cli.o: CXXFLAGS += -DWAI_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -DWAI_SOURCE_DIR='"$(CURDIR)"'
+$(BUILD)/tests/test_fuzz_regressions.o: CXXFLAGS += -DWAI_FUZZ_REGRESSIONS_DIR='"$(CURDIR)/tests/fuzz/regressions"'
+
+test-experiment: all
+	@bash tests/experiment_resume.sh $(SANITIZE)
+
+# valgrind 3.19 has no AVX-512, so this build is for a plain x86-64 (no -march=native), in its own
+# folder, and OpenBLAS is told its kernels (else the program would start itself again, outside
+# valgrind, to pick them: tensor/runtime.hpp).
+VALGRIND_BUILD := build/valgrind
+VALGRIND_RUN   := lag rope 0 --steps 4 --dim 16 --heads 2 --mlp 32 --layers 2 --batch 4 --eval-seqs 4 --threads 2 --quiet
+valgrind: check-deps
+	@command -v valgrind >/dev/null || { echo "missing: valgrind; run 'make deps' (Debian package valgrind)"; exit 1; }
+	@$(MAKE) --no-print-directory SANITIZE= BUILD=$(VALGRIND_BUILD) OPTIMISE='-O1 -g' $(VALGRIND_BUILD)/train_position
+	@rm -f $(VALGRIND_BUILD)/weights.safetensors
+	@for extra in "--save $(VALGRIND_BUILD)/weights.safetensors" "--load $(VALGRIND_BUILD)/weights.safetensors"; do \
+	  echo "valgrind: train_position $(VALGRIND_RUN) $$extra"; \
+	  OPENBLAS_CORETYPE=Haswell valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+	    --trace-children=yes $(VALGRIND_BUILD)/train_position $(VALGRIND_RUN) $$extra \
+	  || { echo "valgrind: FAILED: memcheck reported errors (above)"; exit 1; }; done
+	@echo "valgrind: no invalid read or write, no definite leak"

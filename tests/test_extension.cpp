@@ -1,0 +1,268 @@
+// Tests of test-time context extension for RoPE, beyond the chapter: the three methods' formulas
+// (position interpolation, NTK-aware scaling, YaRN), their spec, and their use in a run.
+// Leaves out accuracy after extending (make experiment-extension measures it) and T5's bias
+// (tests/test_t5_bias.cpp).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <numbers>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "positional/context_extension.hpp"
+#include "positional/ntk_scaling.hpp"
+#include "positional/position_interpolation.hpp"
+#include "positional/rope.hpp"
+#include "positional/yarn.hpp"
+#include "tasks/experiment.hpp"
+#include "tasks/result_line.hpp"
+#include "tests/helpers.hpp"
+
+using namespace wai;
+using Catch::Matchers::Contains;
+using wai::testing::invalid_argument_message;
+
+namespace {
+
+Tensor random_tensor(const Shape& shape, uint64_t seed) {
+    Generator generator(seed);
+    return Tensor::normal(shape, 0.0f, 1.0f, generator);
+}
+
+// (T, H): the same vector on every row, so that after rotation row p is the vector at position p.
+Tensor repeated_rows(const Tensor& vector, int64_t T) {
+    const int64_t H = vector.numel();
+    Tensor rows(Shape{T, H});
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t c = 0; c < H; ++c) rows[t * H + c] = vector[c];
+    return rows;
+}
+
+double row_dot(const Tensor& a, int64_t m, const Tensor& b, int64_t n) {
+    const int64_t H = a.shape().last();
+    double total = 0.0;
+    for (int64_t c = 0; c < H; ++c) total += static_cast<double>(a[m * H + c]) * b[n * H + c];
+    return total;
+}
+
+// A run small enough for a test: 2 steps of a width-8, one-layer model.
+RunConfig tiny_run(const std::string& task, const std::string& scheme) {
+    RunConfig config;
+    config.task = task, config.scheme = scheme;
+    config.steps = 2, config.batch = 2, config.dim = 8, config.layers = 1, config.mlp_hidden = 16;
+    config.eval_sequences = 2;
+    return config;
+}
+
+}  // namespace
+
+// ---- position interpolation ---------------------------------------------------------------------
+
+TEST_CASE("position interpolation at s = 1 is plain RoPE; at s it divides every frequency by s", "[extension]") {
+    const std::vector<double> theta = rope_frequencies(64, 10000.0);
+    CHECK(position_interpolation(theta, 1.0) == theta);
+    const std::vector<double> squeezed = position_interpolation(theta, 4.0);
+    REQUIRE(squeezed.size() == theta.size());
+    for (size_t i = 0; i < theta.size(); ++i) CHECK(squeezed[i] == theta[i] / 4.0);
+}
+
+TEST_CASE("position interpolation: position s*m is rotated exactly as plain RoPE rotates position m", "[extension]") {
+    // m -> m/s is the method as the paper states it; dividing the frequencies is how it is applied.
+    const int64_t H = 8, s = 4, T = 8 * s;
+    const std::vector<double> theta = rope_frequencies(H, 10000.0);
+    const Tensor rows = repeated_rows(random_tensor(Shape{H}, 1), T);
+    const Tensor plain = rope_rotate(rows, make_rope_table(T, theta, RopePairing::interleaved));
+    const Tensor interpolated = rope_rotate(rows, make_rope_table(T, position_interpolation(theta, s), RopePairing::interleaved));
+    for (int64_t m = 0; m < T / s; ++m)
+        for (int64_t c = 0; c < H; ++c) CHECK(interpolated[(s * m) * H + c] == Approx(plain[m * H + c]).margin(1e-5));
+}
+
+// ---- NTK-aware scaling --------------------------------------------------------------------------
+
+TEST_CASE("NTK-aware scaling: base * s^(H/(H-2)); pair 0 unchanged, the last pair divided by exactly s", "[extension]") {
+    CHECK(ntk_scaled_base(10000.0, 64, 1.0) == 10000.0);
+    CHECK(ntk_scaled_base(10000.0, 64, 4.0) == Approx(10000.0 * std::pow(4.0, 64.0 / 62.0)).epsilon(1e-12));
+    const double s = 8.0;
+    const std::vector<double> theta = rope_frequencies(64, 10000.0);
+    const std::vector<double> scaled = rope_frequencies(64, ntk_scaled_base(10000.0, 64, s));
+    CHECK(scaled.front() == 1.0);
+    CHECK(theta.front() == 1.0);
+    CHECK(scaled.back() == Approx(theta.back() / s).epsilon(1e-12));
+    // Between them, pair i is divided by s^(2i/(H-2)): more for slower pairs, never more than s.
+    for (size_t i = 1; i < theta.size(); ++i) {
+        INFO("pair " << i);
+        CHECK(theta[i] / scaled[i] == Approx(std::pow(s, 2.0 * i / 62.0)).epsilon(1e-10));
+        CHECK(theta[i] / scaled[i] > theta[i - 1] / scaled[i - 1]);
+    }
+}
+
+// ---- YaRN -----------------------------------------------------------------------------------------
+
+TEST_CASE("YaRN's ramp: 0 below alpha = 1, 1 above beta = 32, linear between", "[extension]") {
+    CHECK(yarn_ramp(0.2) == 0.0);
+    CHECK(yarn_ramp(1.0) == 0.0);
+    CHECK(yarn_ramp(16.5) == Approx(0.5));
+    CHECK(yarn_ramp(32.0) == 1.0);
+    CHECK(yarn_ramp(500.0) == 1.0);
+    CHECK(yarn_ramp(2.0, YarnRamp{2.0, 4.0}) == 0.0);
+    CHECK(yarn_ramp(3.0, YarnRamp{2.0, 4.0}) == Approx(0.5));
+}
+
+TEST_CASE("YaRN at a LLaMA's scale leaves the fastest pairs untouched and interpolates the slowest", "[extension]") {
+    // H = 128, base 10,000, trained on L = 4096, extended 8x: r_i = L / lambda_i.
+    const double s = 8.0;
+    const std::vector<double> theta = rope_frequencies(128, 10000.0);
+    const std::vector<double> turns = yarn_turns_within(theta, 4096);
+    const std::vector<double> blended = yarn_frequencies(theta, s, 4096);
+    CHECK(turns[0] == Approx(4096.0 / (2.0 * std::numbers::pi)));
+    int untouched = 0, interpolated = 0, between = 0;
+    for (size_t i = 0; i < theta.size(); ++i) {
+        INFO("pair " << i << ", r = " << turns[i]);
+        if (turns[i] > 32.0) {
+            CHECK(blended[i] == theta[i]);
+            ++untouched;
+        } else if (turns[i] < 1.0) {
+            CHECK(blended[i] == Approx(theta[i] / s).epsilon(1e-12));
+            ++interpolated;
+        } else {
+            const double gamma = (turns[i] - 1.0) / 31.0;
+            CHECK(blended[i] == Approx((1.0 - gamma) * theta[i] / s + gamma * theta[i]).epsilon(1e-12));
+            ++between;
+        }
+    }
+    CHECK(untouched == 21);  // pairs 0..20 turn more than 32 times within 4096 positions
+    CHECK(between == 25);
+    CHECK(interpolated == 18);
+    CHECK(blended.front() == theta.front());
+    CHECK(blended.back() == Approx(theta.back() / s).epsilon(1e-12));
+}
+
+TEST_CASE("YaRN at the experiment's scale (H = 64, L = 32): no pair is untouched", "[extension]") {
+    // Pair 0 turns 32 / (2 pi) = 5.09 times within 32 positions, far from beta = 32: every pair is
+    // interpolated at least in part, and most are interpolated in full, as position interpolation does.
+    for (const auto& [base, partly, fully] : {std::tuple{10000.0, 6, 26}, std::tuple{1000000.0, 4, 28}}) {
+        INFO("base " << base);
+        const std::vector<double> theta = rope_frequencies(64, base);
+        const std::vector<double> turns = yarn_turns_within(theta, 32);
+        CHECK(turns[0] == Approx(32.0 / (2.0 * std::numbers::pi)));
+        int partly_count = 0, fully_count = 0;
+        for (double r : turns) {
+            CHECK(yarn_ramp(r) < 1.0);
+            partly_count += yarn_ramp(r) > 0.0;
+            fully_count += yarn_ramp(r) == 0.0;
+        }
+        CHECK(partly_count == partly);
+        CHECK(fully_count == fully);
+        CHECK(yarn_ramp(turns[0]) == Approx((32.0 / (2.0 * std::numbers::pi) - 1.0) / 31.0));
+    }
+}
+
+TEST_CASE("YaRN's temperature: sqrt(1/t) = 0.1 ln s + 1, and s = 1 changes nothing", "[extension]") {
+    CHECK(yarn_query_key_scale(1.0) == 1.0);
+    CHECK(yarn_query_key_scale(16.0) == Approx(0.1 * std::log(16.0) + 1.0));
+    CHECK(yarn_query_key_scale(std::exp(10.0)) == Approx(2.0));
+    const std::vector<double> theta = rope_frequencies(64, 10000.0);
+    CHECK(yarn_frequencies(theta, 1.0, 32) == theta);
+}
+
+// ---- applying an extension ------------------------------------------------------------------------
+
+TEST_CASE("extend_context sets each method's frequencies; at s = 1 every method is plain RoPE", "[extension]") {
+    using Kind = ExtensionSpec::Kind;
+    const std::vector<double> theta = rope_frequencies(16, 10000.0);
+    for (Kind kind : {Kind::pi, Kind::ntk, Kind::yarn}) {
+        INFO(extension_name(kind, 1.0));
+        RotaryPositions rope(16, 10000.0);
+        extend_context(rope, kind, 1.0, 32);
+        for (size_t i = 0; i < theta.size(); ++i) CHECK(rope.frequencies[i] == Approx(theta[i]).epsilon(1e-14));
+        CHECK(rope.query_key_scale == 1.0f);
+    }
+    RotaryPositions rope(16, 10000.0);
+    extend_context(rope, Kind::pi, 4.0, 32);
+    CHECK(rope.frequencies == position_interpolation(theta, 4.0));
+    extend_context(rope, Kind::ntk, 4.0, 32);
+    CHECK(rope.frequencies == rope_frequencies(16, ntk_scaled_base(10000.0, 16, 4.0)));
+    CHECK(rope.query_key_scale == 1.0f);
+    extend_context(rope, Kind::yarn, 4.0, 32);
+    CHECK(rope.frequencies == yarn_frequencies(theta, 4.0, 32));
+    CHECK(rope.query_key_scale == static_cast<float>(0.1 * std::log(4.0) + 1.0));
+    CHECK(rope.spec() == "rope");  // still the scheme it was trained with
+    CHECK_THROWS_AS(extend_context(rope, Kind::pi, 0.5, 32), std::invalid_argument);
+}
+
+TEST_CASE("YaRN multiplies every attention logit by (0.1 ln s + 1)^2", "[extension]") {
+    const int64_t H = 8, T = 12;
+    const double s = 8.0;
+    RotaryPositions yarn(H, 10000.0);
+    extend_context(yarn, ExtensionSpec::Kind::yarn, s, 4);
+    RotaryPositions blended_only(H, 10000.0);  // the same frequencies, without the temperature
+    blended_only.frequencies = yarn.frequencies;
+    const Value q(random_tensor(Shape{1, 1, T, H}, 3)), k(random_tensor(Shape{1, 1, T, H}, 4));
+    const Tensor with_q = yarn.rotate_queries_keys(q).value().reshaped(Shape{T, H});
+    const Tensor with_k = yarn.rotate_queries_keys(k).value().reshaped(Shape{T, H});
+    const Tensor without_q = blended_only.rotate_queries_keys(q).value().reshaped(Shape{T, H});
+    const Tensor without_k = blended_only.rotate_queries_keys(k).value().reshaped(Shape{T, H});
+    const double factor = std::pow(0.1 * std::log(s) + 1.0, 2.0);
+    for (int64_t m = 0; m < T; ++m)
+        for (int64_t n = 0; n <= m; ++n)
+            CHECK(row_dot(with_q, m, with_k, n) == Approx(factor * row_dot(without_q, m, without_k, n)).epsilon(1e-5).margin(1e-5));
+}
+
+TEST_CASE("extension specs: pi, ntk, yarn with an optional factor s >= 1; anything else refused", "[extension]") {
+    using Kind = ExtensionSpec::Kind;
+    for (const auto& [text, kind, has_factor, factor] :
+         {std::tuple{"pi", Kind::pi, false, 1.0}, std::tuple{"ntk", Kind::ntk, false, 1.0},
+          std::tuple{"yarn", Kind::yarn, false, 1.0}, std::tuple{"pi:4", Kind::pi, true, 4.0},
+          std::tuple{"yarn:2.5", Kind::yarn, true, 2.5}, std::tuple{"ntk:1", Kind::ntk, true, 1.0}}) {
+        INFO(text);
+        const ExtensionSpec spec = parse_extension_spec(text);
+        CHECK(spec.kind == kind);
+        CHECK(spec.has_factor == has_factor);
+        if (has_factor) CHECK(spec.factor == factor);
+    }
+    for (const char* text : {"", "PI", "pi:", "pi:0.5", "pi:0", "pi:-2", "pi:abc", "pi:nan", "pi:inf", "linear:4",
+                             "yarn:4x", "ntk4"}) {
+        INFO("'" << text << "'");
+        CHECK_THROWS_AS(parse_extension_spec(text), std::invalid_argument);
+        CHECK_THROWS_WITH(parse_extension_spec(text), Contains(extension_spec_forms));
+    }
+    CHECK(extension_name(Kind::yarn, 16.0) == "yarn:16");
+    CHECK(extension_name(Kind::pi, 3.125) == "pi:3.125");
+}
+
+TEST_CASE("a run with --extend: named in its line, s from the lengths, refused for other schemes", "[extension][tasks]") {
+    RunConfig config = tiny_run("lag", "rope");
+    config.test_lengths = {32, 128};
+    config.extension = "yarn";
+    const RunResult result = run_experiment(config);
+    CHECK(result.extension == "yarn:4");  // 128 / 32
+    const std::string line = format_result_line(config, result);
+    CHECK_THAT(line, Contains("lag  rope+yarn:4  seed 0: length 32 / 128: "));
+    const auto parsed = parse_result_line(line);
+    REQUIRE(parsed.has_value());
+    CHECK(parsed->scheme == "rope+yarn:4");
+
+    config.extension = "pi:2";
+    CHECK(run_experiment(config).extension == "pi:2");
+
+    // At s = 1 each method is RoPE itself: the same accuracies, figure for figure.
+    RunConfig plain = tiny_run("seen", "rope:500");
+    const RunResult reference = run_experiment(plain);
+    for (const char* method : {"pi:1", "ntk:1", "yarn:1"}) {
+        INFO(method);
+        RunConfig extended = plain;
+        extended.extension = method;
+        const RunResult same = run_experiment(extended);
+        CHECK(same.accuracy == reference.accuracy);
+        CHECK(same.scaled_accuracy == reference.scaled_accuracy);
+    }
+
+    RunConfig not_rope = tiny_run("lag", "alibi:0.5");
+    not_rope.extension = "pi";
+    CHECK_THAT(invalid_argument_message([&] { validate(not_rope); }), Contains("needs a RoPE scheme"));
+    RunConfig bad = tiny_run("lag", "rope");
+    bad.extension = "stretch";
+    CHECK_THAT(invalid_argument_message([&] { validate(bad); }), Contains(extension_spec_forms));
+}
