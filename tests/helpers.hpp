@@ -53,4 +53,27 @@ std::string message_of(const std::function<void()>& f) {
 
 inline std::string invalid_argument_message(const std::function<void()>& f) { return message_of<std::invalid_argument>(f); }
 
+// (shape) of N(0, 1) numbers; each seed gives its own numbers.
+inline Tensor random_tensor(const Shape& shape, uint64_t seed) {
+    Generator generator(seed);
+    return Tensor::normal(shape, 0.0f, 1.0f, generator);
+}
+
+// (T, H): the same vector on every row, so that after rope_rotate row p is the vector at position p.
+inline Tensor repeated_rows(const Tensor& vector, int64_t T) {
+    const int64_t H = vector.numel();
+    Tensor rows(Shape{T, H});
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t c = 0; c < H; ++c) rows[t * H + c] = vector[c];
+    return rows;
+}
+
+// Row m of a (T, H) dotted with row n of another, in double.
+inline double row_dot(const Tensor& a, int64_t m, const Tensor& b, int64_t n) {
+    const int64_t H = a.shape().last();
+    double total = 0.0;
+    for (int64_t c = 0; c < H; ++c) total += static_cast<double>(a[m * H + c]) * b[n * H + c];
+    return total;
+}
+
 }  // namespace wai::testing

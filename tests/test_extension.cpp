@@ -21,31 +21,11 @@
 #include "tests/helpers.hpp"
 
 using namespace wai;
+using namespace wai::testing;
 using Catch::Matchers::Contains;
 using wai::testing::invalid_argument_message;
 
 namespace {
-
-Tensor random_tensor(const Shape& shape, uint64_t seed) {
-    Generator generator(seed);
-    return Tensor::normal(shape, 0.0f, 1.0f, generator);
-}
-
-// (T, H): the same vector on every row, so that after rotation row p is the vector at position p.
-Tensor repeated_rows(const Tensor& vector, int64_t T) {
-    const int64_t H = vector.numel();
-    Tensor rows(Shape{T, H});
-    for (int64_t t = 0; t < T; ++t)
-        for (int64_t c = 0; c < H; ++c) rows[t * H + c] = vector[c];
-    return rows;
-}
-
-double row_dot(const Tensor& a, int64_t m, const Tensor& b, int64_t n) {
-    const int64_t H = a.shape().last();
-    double total = 0.0;
-    for (int64_t c = 0; c < H; ++c) total += static_cast<double>(a[m * H + c]) * b[n * H + c];
-    return total;
-}
 
 // A run small enough for a test: 2 steps of a width-8, one-layer model.
 RunConfig tiny_run(const std::string& task, const std::string& scheme) {

@@ -21,8 +21,10 @@
 #include "positional/rope.hpp"
 #include "positional/sinusoid.hpp"
 #include "positional/spec.hpp"
+#include "tests/helpers.hpp"
 
 using namespace wai;
+using namespace wai::testing;
 using Catch::Matchers::Contains;
 
 namespace {
@@ -30,28 +32,6 @@ namespace {
 // Every gradcheck in this file uses GradcheckOptions' defaults: step 1e-3, and an entry passes when
 // |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
 const GradcheckOptions default_tolerance{};
-
-Tensor random_tensor(const Shape& shape, uint64_t seed) {
-    Generator generator(seed);
-    return Tensor::normal(shape, 0.0f, 1.0f, generator);
-}
-
-// (T, H): the same vector on every row, so that after rope_rotate row p is the vector at position p.
-Tensor repeated_rows(const Tensor& vector, int64_t T) {
-    const int64_t H = vector.numel();
-    Tensor rows(Shape{T, H});
-    for (int64_t t = 0; t < T; ++t)
-        for (int64_t c = 0; c < H; ++c) rows[t * H + c] = vector[c];
-    return rows;
-}
-
-// Row m of a (T, H) dotted with row n of another, in double.
-double row_dot(const Tensor& a, int64_t m, const Tensor& b, int64_t n) {
-    const int64_t H = a.shape().last();
-    double total = 0.0;
-    for (int64_t c = 0; c < H; ++c) total += static_cast<double>(a[m * H + c]) * b[n * H + c];
-    return total;
-}
 
 // Interleaved layout -> half-split layout: pair i lives at (2i, 2i+1) in one, (i, i + H/2) in the other.
 Tensor interleaved_to_half_split(const Tensor& x) {
@@ -66,7 +46,7 @@ Tensor interleaved_to_half_split(const Tensor& x) {
 }
 
 // One check per comparison: the largest difference, and where it is.
-void check_close(const Tensor& actual, const Tensor& expected, double margin) {
+void check_within(const Tensor& actual, const Tensor& expected, double margin) {
     REQUIRE(actual.shape() == expected.shape());
     double worst = 0.0;
     int64_t worst_at = 0;
@@ -114,8 +94,8 @@ TEST_CASE("rope_rotate agrees with rope_rotate_reference, both pairings, forward
                     const Tensor x = random_tensor(Shape{2, 2, T, 8}, 4);
                     const RopeTable table = make_rope_table(T, rope_frequencies(8, base), pairing);
                     const Tensor fast = rope_rotate(x, table, inverse);
-                    check_close(fast, rope_rotate_reference(x, base, pairing, inverse), 1e-5);
-                    check_close(rope_rotate(fast, table, !inverse), x, 1e-5);  // the two directions undo each other
+                    check_within(fast, rope_rotate_reference(x, base, pairing, inverse), 1e-5);
+                    check_within(rope_rotate(fast, table, !inverse), x, 1e-5);  // the two directions undo each other
                 }
 }
 
@@ -144,7 +124,7 @@ TEST_CASE("RoPE pairing conventions give the same scores up to a fixed permutati
     const Tensor q1 = rope_rotate(q, interleaved), k1 = rope_rotate(k, interleaved);
     const Tensor q2 = rope_rotate(interleaved_to_half_split(q), half_split);
     const Tensor k2 = rope_rotate(interleaved_to_half_split(k), half_split);
-    check_close(q2, interleaved_to_half_split(q1), 1e-6);
+    check_within(q2, interleaved_to_half_split(q1), 1e-6);
     for (int64_t m = 0; m < T; ++m)
         for (int64_t n = 0; n < T; ++n) CHECK(row_dot(q2, m, k2, n) == Approx(row_dot(q1, m, k1, n)).margin(1e-5));
     // Without the permutation the conventions disagree: mixing them is the trap the chapter warns of.

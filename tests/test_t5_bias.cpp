@@ -21,17 +21,13 @@
 #include "tests/helpers.hpp"
 
 using namespace wai;
+using namespace wai::testing;
 using Catch::Matchers::Contains;
 
 namespace {
 
 // GradcheckOptions' defaults: step 1e-3, and an entry passes when |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
 const GradcheckOptions default_tolerance{};
-
-Tensor random_tensor(const Shape& shape, uint64_t seed) {
-    Generator generator(seed);
-    return Tensor::normal(shape, 0.0f, 1.0f, generator);
-}
 
 }  // namespace
 
