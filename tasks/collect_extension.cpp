@@ -332,16 +332,13 @@ std::vector<int64_t> parse_lengths(const std::string& text) {
     return lengths;
 }
 
+// The seed arguments argv[first..], refused as a usage error (exit 2) when malformed.
 std::vector<uint64_t> parse_seeds(int argc, char** argv, int first) {
-    std::vector<uint64_t> seeds;
-    for (int i = first; i < argc; ++i) {
-        const std::string text = argv[i];
-        if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
-            throw UsageError("a SEED must be a non-negative integer below 10^18, got '" + text + "'");
-        seeds.push_back(std::stoull(text));
+    try {
+        return parse_seed_list(std::vector<std::string>(argv + first, argv + argc));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
     }
-    if (seeds.empty()) throw UsageError("no seeds given");
-    return seeds;
 }
 
 }  // namespace

@@ -219,21 +219,13 @@ struct UsageError : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
 };
 
-// Digits only, as train_position reads a SEED: std::stoull alone would take "-1" as 2^64 - 1, and
-// say only "stoull" about "x".
+// The seed arguments argv[first..], refused as a usage error (exit 2) when malformed.
 std::vector<uint64_t> parse_seeds(int argc, char** argv, int first) {
-    std::vector<uint64_t> seeds;
-    for (int i = first; i < argc; ++i) {
-        const std::string text = argv[i];
-        if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
-            throw UsageError("a SEED must be a non-negative integer below 10^18, got '" + text + "'");
-        const uint64_t seed = std::stoull(text);
-        if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
-            throw UsageError("seed " + text + " is given twice");
-        seeds.push_back(seed);
+    try {
+        return parse_seed_list(std::vector<std::string>(argv + first, argv + argc));
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
     }
-    if (seeds.empty()) throw UsageError("no seeds given");
-    return seeds;
 }
 
 }  // namespace
