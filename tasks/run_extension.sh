@@ -30,24 +30,8 @@ else
     what="$mode at $lengths"
 fi
 mkdir -p "$(dirname "$result")" "$dir/weights"
-tmp="$result.tmp.$$"
-child=
-# The program runs in the background so that a signal to this script (make passes SIGTERM on to its
-# jobs) is acted on at once: stop it, wait for it, and leave nothing.
-stop() {
-    [ -n "$child" ] && kill "$child" 2>/dev/null && wait "$child"
-    exit "$1"
-}
-trap 'rm -f "$tmp"' EXIT
-trap 'stop 130' INT
-trap 'stop 143' TERM
-start=$(date +%s)
-OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$program" "$task" "$scheme" "$seed" --quiet "$@" > "$tmp" &
-child=$!
-wait "$child" || exit 1
-child=
-# Renaming and counting under one lock, so two runs finishing together get different numbers.
-done_count=$(flock "$dir/.lock" sh -c 'mv "$1" "$2" && ls "$3"/*/*.txt | wc -l' sh "$tmp" "$result" "$dir")
+. "$(dirname "$0")/atomic_run.sh"
+run_atomically "$result" "$dir" "$dir/*/*.txt" "$program" "$task" "$scheme" "$seed" --quiet "$@"
 figures=$(sed -n 's/.*length [0-9 /]*: \([0-9. /]*\);.*/\1/p' "$result")
 printf '[%3d/%d] %s %s seed %s, %s: %s (%d s)\n' "$done_count" "$total" "$task" "$scheme" "$seed" "$what" "$figures" \
     "$(( $(date +%s) - start ))"

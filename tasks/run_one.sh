@@ -11,23 +11,7 @@ task=${name%%_*}
 rest=${name#*_}
 scheme=$(printf '%s' "${rest%_seed*}" | tr '-' ':')
 seed=${rest##*_seed}
-tmp="$result.tmp.$$"
-child=
-# The training runs in the background so that a signal to this script (make passes SIGTERM on to its
-# jobs) is acted on at once, not when the training ends: stop it, wait for it, and leave nothing.
-stop() {
-    [ -n "$child" ] && kill "$child" 2>/dev/null && wait "$child"
-    exit "$1"
-}
-trap 'rm -f "$tmp"' EXIT
-trap 'stop 130' INT
-trap 'stop 143' TERM
-start=$(date +%s)
-OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$program" "$task" "$scheme" "$seed" --quiet "$@" > "$tmp" &
-child=$!
-wait "$child" || exit 1
-child=
-# Renaming and counting under one lock, so two runs finishing together get different numbers.
-done_count=$(flock "$(dirname "$result")/.lock" sh -c 'mv "$1" "$2" && ls "$(dirname "$2")"/*.txt | wc -l' sh "$tmp" "$result")
+. "$(dirname "$0")/atomic_run.sh"
+run_atomically "$result" "$(dirname "$result")" "$(dirname "$result")/*.txt" "$program" "$task" "$scheme" "$seed" --quiet "$@"
 figures=$(sed -n 's/.*length [0-9 /]*: \([0-9. /]*\);.*/\1/p' "$result")
 printf '[%2d/%d] %s %s seed %s: %s (%d s)\n' "$done_count" "$total" "$task" "$scheme" "$seed" "$figures" "$(( $(date +%s) - start ))"
