@@ -45,6 +45,15 @@ Value gelu(const Value& x);  // (...) -> (...)
 // t + (Tk - T): the queries are the last T of Tk positions.
 Value softmax(const Value& x, bool causal = false);
 
+// causal_attention.cpp: softmax(scale * q k^T + bias, causal) v with q, k, v (..., T, H) and bias
+// undefined or of a trailing shape of the scores (..., T, T) (for heads, (NH, T, T)) -> (..., T, H).
+// One fused op, slice by slice; weights, when given, receives the softmax (..., T, T).
+// The _reference form is the same computation as a chain of the ops above.
+Value causal_attention(const Value& q, const Value& k, const Value& v, const Value& bias, float scale,
+                       Tensor* weights = nullptr);
+Value causal_attention_reference(const Value& q, const Value& k, const Value& v, const Value& bias, float scale,
+                                 Tensor* weights = nullptr);
+
 // cross_entropy.cpp: logits (..., V), one target per row; target ignore_index is not scored.
 // The mean of -log softmax(logits)[target] over the scored rows -> ().
 constexpr int ignore_index = -1;

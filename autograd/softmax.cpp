@@ -28,23 +28,10 @@ struct Softmax final : Op {
         if (s.rank() == 0) shape_error("softmax", s.str(), "needs at least one axis");
         if (causal && s.rank() < 2) shape_error("softmax", s.str(), "a causal mask needs (..., T, Tk)");
         const int64_t Tk = s.last(), rows = s.rows(), T = causal ? s[s.rank() - 2] : 1;
-        Tensor y(s);
+        Tensor y = Tensor::uninitialized(s);  // every entry is written, masked ones as 0
         #pragma omp parallel for if (rows * Tk > 65536) schedule(static)
-        for (int64_t r = 0; r < rows; ++r) {
-            const float* xr = x.value().data() + r * Tk;
-            float* yr = y.data() + r * Tk;
-            const int64_t n = visible(r, T, Tk, causal);
-            if (n == 0) continue;
-            const float top = *std::max_element(xr, xr + n);
-            for (int64_t j = 0; j < n; ++j) yr[j] = xr[j] - top;
-            exp_inplace(yr, n);
-            float total = 0.0f;
-            #pragma omp simd reduction(+ : total)
-            for (int64_t j = 0; j < n; ++j) total += yr[j];
-            const float inv = 1.0f / total;
-            #pragma omp simd
-            for (int64_t j = 0; j < n; ++j) yr[j] *= inv;
-        }
+        for (int64_t r = 0; r < rows; ++r)
+            softmax_row(x.value().data() + r * Tk, y.data() + r * Tk, visible(r, T, Tk, causal), Tk);
         return record("softmax", std::move(y), {x}, std::make_unique<Softmax>(causal));
     }
 
@@ -55,20 +42,11 @@ struct Softmax final : Op {
         const Tensor& y = out.value;
         const Shape& s = y.shape();
         const int64_t Tk = s.last(), rows = s.rows(), T = causal ? s[s.rank() - 2] : 1;
-        Tensor grad_x = Tensor::uninitialized(s);  // every entry is written below, masked ones as 0
-        float* dx = grad_x.data();
+        Tensor grad_x = Tensor::uninitialized(s);  // every entry is written, masked ones as 0
         #pragma omp parallel for if (rows * Tk > 65536) schedule(static)
-        for (int64_t r = 0; r < rows; ++r) {
-            const float* yr = y.data() + r * Tk;
-            const float* gr = out.grad.data() + r * Tk;
-            const int64_t n = visible(r, T, Tk, causal);
-            float dot = 0.0f;
-            #pragma omp simd reduction(+ : dot)
-            for (int64_t j = 0; j < n; ++j) dot += gr[j] * yr[j];
-            #pragma omp simd
-            for (int64_t j = 0; j < n; ++j) dx[r * Tk + j] = yr[j] * (gr[j] - dot);
-            for (int64_t j = n; j < Tk; ++j) dx[r * Tk + j] = 0.0f;
-        }
+        for (int64_t r = 0; r < rows; ++r)
+            softmax_row_backward(y.data() + r * Tk, out.grad.data() + r * Tk, grad_x.data() + r * Tk,
+                                 visible(r, T, Tk, causal), Tk);
         x.accumulate_grad(std::move(grad_x));
     }
 };

@@ -1,5 +1,6 @@
 // CausalSelfAttention: the forward as a chain of autograd ops; their backwards make its backward.
-// Leaves out fused score kernels: each step is its own op so a reader can follow the shapes.
+// The scores, softmax and weighted sum are one fused op (autograd/causal_attention.cpp), whose
+// reference beside it spells them out as plain ops. Leaves out a key-value cache.
 #include "nn/attention.hpp"
 
 #include <cmath>
@@ -45,12 +46,15 @@ Value CausalSelfAttention::forward(const Value& x) const {
     const Value k = position.rotate_queries_keys(split_heads(qkv.forward_outputs(x, dim, dim), heads));      // (B, NH, T, H)
     const Value v = split_heads(qkv.forward_outputs(x, 2 * dim, dim), heads);                                // (B, NH, T, H)
 
-    Value scores = scale(matmul(q, k, false, true), score_scale / std::sqrt(static_cast<float>(head_dim)));  // (B, NH, T, T)
-    const Value bias = position.score_bias(heads, T);                                                     // (NH, T, T)
-    if (bias.defined()) scores = add(scores, heads == 1 ? reshape(bias, Shape{T, T}) : bias);
-    const Value weights = softmax(scores, /*causal=*/true);  // (B, NH, T, T)
-    if (keep_weights) last_weights = weights.value().reshaped(Shape{s[0], heads, T, T});
-    return output.forward(merge_heads(matmul(weights, v), heads));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
+    Value bias = position.score_bias(heads, T);  // (NH, T, T), or undefined
+    if (bias.defined() && heads == 1) bias = reshape(bias, Shape{T, T});
+    // softmax(score_scale * q k^T / sqrt(H) + bias, causal) v, slice by slice in one fused op;
+    // causal_attention_reference (autograd/causal_attention.cpp) is the same as a chain of plain ops.
+    const float factor = score_scale / std::sqrt(static_cast<float>(head_dim));
+    Tensor* weights = keep_weights ? &last_weights : nullptr;
+    const Value attended = causal_attention(q, k, v, bias, factor, weights);  // (B, NH, T, H)
+    if (keep_weights) last_weights = last_weights.reshaped(Shape{s[0], heads, T, T});
+    return output.forward(merge_heads(attended, heads));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
 }
 
 }  // namespace wai

@@ -42,10 +42,14 @@ void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float al
     }
     const auto start = std::chrono::steady_clock::now();
     blas_sgemm(trans_a, trans_b, M, N, K, alpha, A, B, beta, C);
-    GemmShapeStats& stats = recorded[{trans_a, trans_b, M, N, K}];
-    stats.trans_a = trans_a, stats.trans_b = trans_b, stats.M = M, stats.N = N, stats.K = K;
-    ++stats.calls;
-    stats.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    #pragma omp critical(gemm_recording)  // products may run on several threads at once
+    {
+        GemmShapeStats& stats = recorded[{trans_a, trans_b, M, N, K}];
+        stats.trans_a = trans_a, stats.trans_b = trans_b, stats.M = M, stats.N = N, stats.K = K;
+        ++stats.calls;
+        stats.seconds += seconds;
+    }
 }
 
 void sgemm_reference(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,

@@ -36,6 +36,13 @@ Tensor gelu_backward_reference(const Tensor& x, const Tensor& grad_out);
 // x[i] = exp(x[i]) for n numbers, vectorised (tensor/fast_math.cpp); for softmax rows.
 void exp_inplace(float* x, int64_t n);
 
+// One softmax row of `length` entries of which the first `visible` take part (a causal mask hides
+// the rest): y[j] = exp(x[j] - max) / sum over the visible j', and y[j] = 0 past them. y may be x.
+void softmax_row(const float* x, float* y, int64_t visible, int64_t length);
+// Its backward: dx[j] = y[j] * (g[j] - sum_j' g[j'] y[j']) over the visible entries, 0 past them.
+// dx may be g.
+void softmax_row_backward(const float* y, const float* g, float* dx, int64_t visible, int64_t length);
+
 bool all_finite(const Tensor& a);
 
 }  // namespace wai
