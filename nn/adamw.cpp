@@ -28,11 +28,14 @@ void AdamW::step() {
         float* m = first_moment_[i].data();
         float* v = second_moment_[i].data();
         const int64_t n = p.value().numel();
+        // Locals, so the compiler need not reload the settings after every store: the loop vectorises.
+        const float beta1 = config.beta1, beta2 = config.beta2, eps = config.eps;
+        #pragma omp simd
         for (int64_t j = 0; j < n; ++j) {
             w[j] *= decay;
-            m[j] = config.beta1 * m[j] + (1.0f - config.beta1) * g[j];
-            v[j] = config.beta2 * v[j] + (1.0f - config.beta2) * g[j] * g[j];
-            const float denom = std::sqrt(v[j]) / sqrt_bias_correction2 + config.eps;
+            m[j] = beta1 * m[j] + (1.0f - beta1) * g[j];
+            v[j] = beta2 * v[j] + (1.0f - beta2) * g[j] * g[j];
+            const float denom = std::sqrt(v[j]) / sqrt_bias_correction2 + eps;
             w[j] -= step_size * m[j] / denom;
         }
     }
