@@ -11,6 +11,15 @@
 
 namespace wai {
 
+// out (rows, count) = the row b repeated. Rather than one short copy per row (thousands of calls
+// of a few hundred bytes), the rows already written are copied onward, doubling each time.
+static void fill_rows(float* out, int64_t rows, const float* b, int64_t count) {
+    if (rows == 0) return;
+    std::copy_n(b, count, out);
+    for (int64_t done = 1; done < rows; done *= 2)
+        std::copy_n(out, std::min(done, rows - done) * count, out + done * count);
+}
+
 namespace {  // each op type is private to its file
 
 struct Linear final : Op {
@@ -30,7 +39,7 @@ struct Linear final : Op {
         const int64_t rows = s.rows(), in = w[1];
         Tensor y = Tensor::uninitialized(s.with_last(count));
         const float* b = bias.value().data() + first;
-        for (int64_t r = 0; r < rows; ++r) std::copy_n(b, count, y.data() + r * count);
+        fill_rows(y.data(), rows, b, count);
         sgemm(false, true, rows, count, in, 1.0f, x.value().data(), weight.value().data() + first * in, 1.0f, y.data());
         return record("linear", std::move(y), {x, weight, bias}, std::make_unique<Linear>(first, count));
     }
