@@ -13,31 +13,27 @@ void exp_inplace(float* x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) x[i] = expf(x[i]);
 }
 
-Tensor gelu(const Tensor& x) {
+Tensor gelu(const Tensor& x, Tensor* slope) {
     Tensor out = Tensor::uninitialized(x.shape());
     const float* in = x.data();
     float* y = out.data();
     const int64_t n = x.numel();
-    #pragma omp parallel for simd if (n > 65536) schedule(static)
-    for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * in[i] * (1.0f + erff(in[i] * float(M_SQRT1_2)));
-    return out;
-}
-
-Tensor gelu_backward(const Tensor& x, const Tensor& grad_out) {
+    if (slope == nullptr) {
+        #pragma omp parallel for simd if (n > 65536) schedule(static)
+        for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * in[i] * (1.0f + erff(in[i] * float(M_SQRT1_2)));
+        return out;
+    }
     // d/dx [x * Phi(x)] = Phi(x) + x * phi(x), with phi the standard normal density.
-    Tensor grad_x = Tensor::uninitialized(x.shape());
-    const float* in = x.data();
-    const float* g = grad_out.data();
-    float* dx = grad_x.data();
-    const int64_t n = x.numel();
+    *slope = Tensor::uninitialized(x.shape());
+    float* dy = slope->data();
     const float inv_sqrt_2pi = 0.3989422804014327f;
     #pragma omp parallel for simd if (n > 65536) schedule(static)
     for (int64_t i = 0; i < n; ++i) {
         const float cdf = 0.5f * (1.0f + erff(in[i] * float(M_SQRT1_2)));
-        const float pdf = inv_sqrt_2pi * expf(-0.5f * in[i] * in[i]);
-        dx[i] = g[i] * (cdf + in[i] * pdf);
+        y[i] = in[i] * cdf;
+        dy[i] = cdf + in[i] * (inv_sqrt_2pi * expf(-0.5f * in[i] * in[i]));
     }
-    return grad_x;
+    return out;
 }
 
 }  // namespace wai

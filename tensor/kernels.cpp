@@ -104,15 +104,15 @@ Tensor gelu_reference(const Tensor& x) {
     return out;
 }
 
-Tensor gelu_backward_reference(const Tensor& x, const Tensor& grad_out) {
-    Tensor grad_x(x.shape());
+Tensor gelu_slope_reference(const Tensor& x) {
+    Tensor slope(x.shape());
     for (int64_t i = 0; i < x.numel(); ++i) {
         const double v = x[i];
         const double cdf = 0.5 * (1.0 + std::erf(v / std::sqrt(2.0)));
         const double pdf = std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI);
-        grad_x[i] = static_cast<float>(grad_out[i] * (cdf + v * pdf));
+        slope[i] = static_cast<float>(cdf + v * pdf);
     }
-    return grad_x;
+    return slope;
 }
 
 void softmax_row(const float* x, float* y, int64_t visible, int64_t length) {

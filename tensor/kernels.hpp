@@ -25,13 +25,13 @@ Tensor sum_last(const Tensor& a);
 Tensor max_last(const Tensor& a);
 double sum_all(const Tensor& a);  // in double, so long sums keep their digits
 
-// Exact (erf) GELU and its derivative, element by element. These use glibc's vector math
-// (tensor/fast_math.cpp); gelu_reference keeps the plain scalar loop they are tested against.
-Tensor gelu(const Tensor& x);
+// Exact (erf) GELU, element by element, using glibc's vector math (tensor/fast_math.cpp). With
+// slope given, the same pass also writes GELU'(x) = Phi(x) + x phi(x) there, the factor the backward
+// multiplies the incoming gradient by: erf is then evaluated once per element, not again in backward.
+// The _reference forms are the plain scalar loops the fast ones are tested against.
+Tensor gelu(const Tensor& x, Tensor* slope = nullptr);
 Tensor gelu_reference(const Tensor& x);
-// grad_out * gelu'(x): the gradient GELU sends back to its input, as a new tensor.
-Tensor gelu_backward(const Tensor& x, const Tensor& grad_out);
-Tensor gelu_backward_reference(const Tensor& x, const Tensor& grad_out);
+Tensor gelu_slope_reference(const Tensor& x);
 
 // x[i] = exp(x[i]) for n numbers, vectorised (tensor/fast_math.cpp); for softmax rows.
 void exp_inplace(float* x, int64_t n);
