@@ -19,10 +19,12 @@ struct Gelu final : Op {
         Tensor y = wai::gelu(x.value(), &slope);
         return record("gelu", std::move(y), {x}, std::make_unique<Gelu>(std::move(slope)));
     }
-    // dx += g * GELU'(x)
+    // dx += g * GELU'(x), formed where g lies (it is not needed afterwards)
     void apply(Node& out) override {
         Value& x = out.parents[0];
-        if (x.requires_grad()) x.accumulate_grad(multiply(out.grad, slope));
+        if (!x.requires_grad()) return;
+        multiply_inplace(out.grad, slope);
+        x.accumulate_grad(std::move(out.grad));
     }
 };
 

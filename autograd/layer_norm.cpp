@@ -49,6 +49,8 @@ struct LayerNorm final : Op {
     // With x_hat = (x - mean) * rstd and dx_hat = g * weight:
     //   dx += rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
     //   dweight += sum over rows of g * x_hat;  dbias += sum over rows of g
+    // dx goes straight onto x's gradient when x has one already (the residual stream does), and
+    // otherwise overwrites g row by row (each row of g is read before its dx is written).
     void apply(Node& out) override {
         Value& x = out.parents[0];
         Value& weight = out.parents[1];
@@ -56,8 +58,8 @@ struct LayerNorm final : Op {
         const int64_t D = x.shape().last(), rows = x.shape().rows();
         const float* w = weight.value().data();
         const float* g = out.grad.data();
-        Tensor grad_x = x.requires_grad() ? Tensor::uninitialized(x.shape()) : Tensor();  // written whole below
-        float* dx = x.requires_grad() ? grad_x.data() : nullptr;
+        const bool onto_existing = x.requires_grad() && x.has_grad();
+        float* dx = !x.requires_grad() ? nullptr : onto_existing ? x.grad_buffer().data() : out.grad.data();
         float* dw = weight.requires_grad() ? weight.grad_buffer().data() : nullptr;
         float* db = bias.requires_grad() ? bias.grad_buffer().data() : nullptr;
         for (int64_t r = 0; r < rows; ++r) {
@@ -83,11 +85,17 @@ struct LayerNorm final : Op {
             const float mean_dxhat = sum_dxhat / static_cast<float>(D);
             const float mean_dxhat_xhat = sum_dxhat_xhat / static_cast<float>(D);
             float* dxr = dx + r * D;
-            #pragma omp simd
-            for (int64_t c = 0; c < D; ++c)
-                dxr[c] = inv * (gr[c] * w[c] - mean_dxhat - (xr[c] - mu) * inv * mean_dxhat_xhat);
+            if (onto_existing) {
+                #pragma omp simd
+                for (int64_t c = 0; c < D; ++c)
+                    dxr[c] += inv * (gr[c] * w[c] - mean_dxhat - (xr[c] - mu) * inv * mean_dxhat_xhat);
+            } else {
+                #pragma omp simd
+                for (int64_t c = 0; c < D; ++c)
+                    dxr[c] = inv * (gr[c] * w[c] - mean_dxhat - (xr[c] - mu) * inv * mean_dxhat_xhat);
+            }
         }
-        if (dx) x.accumulate_grad(std::move(grad_x));
+        if (dx && !onto_existing) x.accumulate_grad(std::move(out.grad));
     }
 };
 

@@ -56,8 +56,9 @@ private:
 struct Op {
     virtual ~Op() = default;
     // Reads out.grad (the gradient of the root with respect to out.value) and adds each parent's
-    // share into parent.grad_buffer(), for the parents that require a gradient. out.grad is
-    // released right after, so apply may move it into a parent instead of copying it.
+    // share into parent.grad_buffer(), for the parents that require a gradient. Nothing reads
+    // out.grad after apply, so apply may overwrite it in place or move it into a parent instead of
+    // copying it.
     virtual void apply(Node& out) = 0;
 };
 

@@ -37,14 +37,13 @@ RopeTable make_rope_table(int64_t positions, const std::vector<double>& frequenc
     return table;
 }
 
-Tensor rope_rotate(const Tensor& x, const RopeTable& table, bool inverse) {
-    const Shape& s = x.shape();
+// Rotates every row of in into out; out may be in (each pair is read before it is written).
+static void rotate_rows(const float* in, float* out, const Shape& s, const RopeTable& table, bool inverse) {
     if (s.rank() < 2 || s.last() != 2 * table.pairs || s[s.rank() - 2] > table.positions)
         shape_error("rope", s.str(), "expects (..., T, H) with H = " + std::to_string(2 * table.pairs) + " and T <= " +
                                          std::to_string(table.positions));
     const int64_t H = s.last(), T = s[s.rank() - 2], rows = s.rows(), pairs = table.pairs;
     const float direction = inverse ? -1.0f : 1.0f;
-    Tensor out = Tensor::uninitialized(s);
     // The pairing test sits outside the loops so that each inner loop is plain enough to vectorise.
     const bool interleaved = table.pairing == RopePairing::interleaved;
     #pragma omp parallel for if (rows * H > 32768) schedule(static)
@@ -52,25 +51,34 @@ Tensor rope_rotate(const Tensor& x, const RopeTable& table, bool inverse) {
         const int64_t t = r % T;
         const float* c = table.cos.data() + t * pairs;
         const float* sn = table.sin.data() + t * pairs;
-        const float* in = x.data() + r * H;
-        float* o = out.data() + r * H;
+        const float* x = in + r * H;
+        float* o = out + r * H;
         if (interleaved) {
             #pragma omp simd
             for (int64_t i = 0; i < pairs; ++i) {
-                const float a = in[2 * i], b = in[2 * i + 1], sine = direction * sn[i];
+                const float a = x[2 * i], b = x[2 * i + 1], sine = direction * sn[i];
                 o[2 * i] = a * c[i] - b * sine;
                 o[2 * i + 1] = a * sine + b * c[i];
             }
         } else {
             #pragma omp simd
             for (int64_t i = 0; i < pairs; ++i) {
-                const float a = in[i], b = in[i + pairs], sine = direction * sn[i];
+                const float a = x[i], b = x[i + pairs], sine = direction * sn[i];
                 o[i] = a * c[i] - b * sine;
                 o[i + pairs] = a * sine + b * c[i];
             }
         }
     }
+}
+
+Tensor rope_rotate(const Tensor& x, const RopeTable& table, bool inverse) {
+    Tensor out = Tensor::uninitialized(x.shape());
+    rotate_rows(x.data(), out.data(), x.shape(), table, inverse);
     return out;
+}
+
+void rope_rotate_inplace(Tensor& x, const RopeTable& table, bool inverse) {
+    rotate_rows(x.data(), x.data(), x.shape(), table, inverse);
 }
 
 Tensor rope_rotate_reference(const Tensor& x, double base, RopePairing pairing, bool inverse) {
@@ -98,10 +106,12 @@ struct Rope final : Op {
     static Value forward(const Value& x, const RopeTable& table) {
         return record("rope", rope_rotate(x.value(), table), {x}, std::make_unique<Rope>(table));
     }
-    // dx += R(t * theta)^T g = R(-t * theta) g
+    // dx += R(t * theta)^T g = R(-t * theta) g, rotated where g lies (it is not needed afterwards)
     void apply(Node& out) override {
         Value& x = out.parents[0];
-        if (x.requires_grad()) x.accumulate_grad(rope_rotate(out.grad, table, /*inverse=*/true));
+        if (!x.requires_grad()) return;
+        rope_rotate_inplace(out.grad, table, /*inverse=*/true);
+        x.accumulate_grad(std::move(out.grad));
     }
 };
 

@@ -27,6 +27,8 @@ RopeTable make_rope_table(int64_t positions, const std::vector<double>& frequenc
 
 // x (..., T, H) -> (..., T, H), row t rotated by t * theta_i (by -t * theta_i when inverse).
 Tensor rope_rotate(const Tensor& x, const RopeTable& table, bool inverse = false);
+// The same rotation applied to x where it lies (the backward turns its incoming gradient this way).
+void rope_rotate_inplace(Tensor& x, const RopeTable& table, bool inverse = false);
 // The same rotation written out directly from the definition: angles computed per element, no table.
 Tensor rope_rotate_reference(const Tensor& x, double base, RopePairing pairing, bool inverse = false);
 

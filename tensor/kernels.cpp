@@ -54,12 +54,17 @@ void add_scaled_inplace(Tensor& dst, const Tensor& src, float alpha) {
     float* d = dst.data();
     const float* s = src.data();
     const int64_t n = dst.numel();
+    #pragma omp simd
     for (int64_t i = 0; i < n; ++i) d[i] += alpha * s[i];
 }
 
 void multiply_inplace(Tensor& dst, const Tensor& src) {
     check_same_shape("multiply_inplace", dst.shape(), src.shape());
-    for (int64_t i = 0; i < dst.numel(); ++i) dst[i] *= src[i];
+    float* d = dst.data();
+    const float* s = src.data();
+    const int64_t n = dst.numel();
+    #pragma omp simd
+    for (int64_t i = 0; i < n; ++i) d[i] *= s[i];
 }
 
 void sum_leading_into(Tensor& dst, const Tensor& src, float alpha) {
