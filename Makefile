@@ -22,7 +22,7 @@ ifneq ($(filter-out address undefined leak thread,$(subst $(comma), ,$(SANITIZE)
   $(error SANITIZE must be address, undefined, leak or thread, or a comma-separated mix; got '$(SANITIZE)')
 endif
 
-CXXFLAGS := -std=c++20 $(OPTIMISE) -Wall -Wextra -fopenmp -I. -isystem $(BLAS_INCLUDE) -MMD -MP
+CXXFLAGS := -std=c++20 $(OPTIMISE) -fno-math-errno -Wall -Wextra -fopenmp -I. -isystem $(BLAS_INCLUDE) -MMD -MP
 LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,-rpath,$(BLAS_LIB)
 LDLIBS   := -lopenblas -lm
 
