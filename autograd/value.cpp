@@ -109,13 +109,14 @@ void Value::backward(const Tensor& seed) {
     if (root.op) root.grad = seed;
     else accumulate_grad(seed);
 
+    // An interior gradient is spent once its op has passed it on: released there and then, so the
+    // next gradient of that size reuses memory that is still in cache (and the peak stays lower).
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         Node* node = *it;
-        if (node->op && node->grad.defined()) node->op->apply(*node);
+        if (!node->op) continue;
+        if (node->grad.defined()) node->op->apply(*node);
+        node->grad = Tensor();
     }
-    // Interior gradients are spent once their parents have theirs; release the memory.
-    for (Node* node : order)
-        if (node->op) node->grad = Tensor();
 }
 
 Node::~Node() {
