@@ -79,7 +79,8 @@ $(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
 $(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'
 
-$(BUILD)/%.o: %.cpp
+# The compiler flags are set in this file, so editing it rebuilds every object with the new ones.
+$(BUILD)/%.o: %.cpp Makefile
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
