@@ -174,6 +174,10 @@ TEST_CASE("layer_norm: forward by hand and by a plain loop; gradients for x, wei
     check_close(layer_norm(px, pw, pb, eps).value(), expected, 1e-5, 1e-5);
     check_gradients([](const std::vector<Value>& in) { return layer_norm(in[0], in[1], in[2]); }, {px, pw, pb},
                     default_tolerance);
+    // x also feeding a residual sum, whose backward runs first: layer_norm then adds onto x's
+    // gradient instead of handing over a fresh one.
+    check_gradients([](const std::vector<Value>& in) { return add(in[0], layer_norm(in[0], in[1], in[2])); },
+                    {px, pw, pb}, default_tolerance);
 }
 
 TEST_CASE("gelu: hand values and gradients over -3..3", "[autograd][gelu]") {

@@ -83,7 +83,7 @@ TEST_CASE("RoPE: rotation keeps each vector's length", "[positional][rope]") {
     }
 }
 
-TEST_CASE("rope_rotate agrees with rope_rotate_reference, both pairings, forward and inverse", "[positional][rope]") {
+TEST_CASE("rope_rotate (and in place) agrees with rope_rotate_reference, both pairings, forward and inverse", "[positional][rope]") {
     // (B, NH, T, H) = (2, 2, 5, 8); and (2, 2, 1100, 8), large enough for the OpenMP loop to run.
     for (int64_t T : {5, 1100})
         for (double base : {10000.0, 500000.0})
@@ -96,6 +96,9 @@ TEST_CASE("rope_rotate agrees with rope_rotate_reference, both pairings, forward
                     const Tensor fast = rope_rotate(x, table, inverse);
                     check_within(fast, rope_rotate_reference(x, base, pairing, inverse), 1e-5);
                     check_within(rope_rotate(fast, table, !inverse), x, 1e-5);  // the two directions undo each other
+                    Tensor in_place = x;
+                    rope_rotate_inplace(in_place, table, inverse);
+                    CHECK(numbers(in_place) == numbers(fast));  // rotating where x lies gives the same numbers
                 }
 }
 
