@@ -7,6 +7,8 @@
 // (T, T) slice of scores is made at once.
 #include <omp.h>
 
+#include <algorithm>
+
 #include "autograd/ops.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/kernels.hpp"
