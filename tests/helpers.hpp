@@ -1,19 +1,26 @@
 // Helpers the test files share: gradient checks with a readable failure, element-wise closeness,
-// seeded parameters, and the message of an expected exception.
+// seeded parameters, the message of an expected exception, and a tiny experiment run.
 // Leaves out anything one test file alone needs; that stays in the file.
 #pragma once
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <functional>
 #include <string>
 #include <vector>
 
 #include "autograd/gradcheck.hpp"
 #include "autograd/value.hpp"
+#include "tasks/experiment.hpp"
+#include "tasks/result_line.hpp"
 
 namespace wai::testing {
 
 using Function = std::function<Value(const std::vector<Value>&)>;
+
+// The gradchecks use GradcheckOptions' defaults: step 1e-3, and an entry passes when
+// |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
+inline const GradcheckOptions default_tolerance{};
 
 // The full-Jacobian gradcheck, failing with the worst entry in the message.
 inline void check_gradients(const Function& f, const std::vector<Value>& inputs, const GradcheckOptions& tolerance) {
@@ -74,6 +81,20 @@ inline double row_dot(const Tensor& a, int64_t m, const Tensor& b, int64_t n) {
     double total = 0.0;
     for (int64_t c = 0; c < H; ++c) total += static_cast<double>(a[m * H + c]) * b[n * H + c];
     return total;
+}
+
+// A run of the experiment small enough for a test (2 steps of batch 2, width 8, one layer, 2 test
+// sequences): it must finish with three accuracies, a finite loss and a result line that parses back.
+inline void check_tiny_run(const std::string& task, const std::string& scheme) {
+    INFO(task << " " << scheme);
+    RunConfig config;
+    config.task = task, config.scheme = scheme;
+    config.steps = 2, config.batch = 2, config.dim = 8, config.layers = 1, config.mlp_hidden = 16;
+    config.eval_sequences = 2;
+    const RunResult result = run_experiment(config);
+    CHECK(result.accuracy.size() == 3);
+    CHECK(std::isfinite(result.final_loss));
+    CHECK(parse_result_line(format_result_line(config, result)).has_value());
 }
 
 }  // namespace wai::testing

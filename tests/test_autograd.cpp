@@ -23,10 +23,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// Every gradcheck in this file uses GradcheckOptions' defaults: step 1e-3, and an entry passes when
-// |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
-const GradcheckOptions default_tolerance{};
-
 Value constant(const Shape& shape, std::vector<float> values) {
     return Value(Tensor::from_values(shape, std::move(values)));
 }

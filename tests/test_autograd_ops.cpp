@@ -21,10 +21,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// Every gradcheck in this file uses GradcheckOptions' defaults: step 1e-3, and an entry passes when
-// |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
-const GradcheckOptions default_tolerance{};
-
 // A tensor holding 0, 1, 2, ... in row-major order, so where each number went is plain to see.
 Tensor counting(const Shape& shape) {
     Tensor t(shape);

@@ -25,11 +25,6 @@ using namespace wai::testing;
 
 namespace {
 
-// Every gradcheck in this file uses GradcheckOptions' defaults: step 1e-3, and an entry passes when
-// |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
-const GradcheckOptions default_tolerance{};
-
-
 // Gradcheck of a whole layer: gradcheck's inputs are `leading` (x, if it has one) followed by the
 // module's own parameter handles. A Value is a shallow handle, so when gradcheck nudges inputs[k] it
 // nudges the very tensor the module's forward reads, and inputs[k].grad() is the gradient backward

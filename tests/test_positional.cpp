@@ -29,10 +29,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// Every gradcheck in this file uses GradcheckOptions' defaults: step 1e-3, and an entry passes when
-// |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
-const GradcheckOptions default_tolerance{};
-
 // Interleaved layout -> half-split layout: pair i lives at (2i, 2i+1) in one, (i, i + H/2) in the other.
 Tensor interleaved_to_half_split(const Tensor& x) {
     const int64_t H = x.shape().last(), half = H / 2;

@@ -26,9 +26,6 @@ using Catch::Matchers::Contains;
 
 namespace {
 
-// GradcheckOptions' defaults: step 1e-3, and an entry passes when |analytic - numeric| <= 1e-3 + 1e-2 * |numeric|.
-const GradcheckOptions default_tolerance{};
-
 }  // namespace
 
 TEST_CASE("T5 buckets: Hugging Face's _relative_position_bucket, unidirectional, 32 buckets, max 128", "[t5]") {
@@ -141,15 +138,5 @@ TEST_CASE("T5 spec: t5 and t5:N for 2 <= N <= 255; anything else refused, listin
 }
 
 TEST_CASE("a tiny run_experiment with t5 on both tasks gives a valid result line", "[t5][tasks]") {
-    for (const char* task : {"lag", "seen"}) {
-        INFO(task);
-        RunConfig config;
-        config.task = task, config.scheme = "t5";
-        config.steps = 2, config.batch = 2, config.dim = 8, config.layers = 1, config.mlp_hidden = 16;
-        config.eval_sequences = 2;
-        const RunResult result = run_experiment(config);
-        CHECK(result.accuracy.size() == 3);
-        CHECK(std::isfinite(result.final_loss));
-        CHECK(parse_result_line(format_result_line(config, result)).has_value());
-    }
+    for (const char* task : {"lag", "seen"}) check_tiny_run(task, "t5");
 }
