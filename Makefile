@@ -27,7 +27,7 @@ LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,
 LDLIBS   := -lopenblas -lm
 
 PROGRAM_SOURCES := tasks/train_position.cpp tasks/collect_results.cpp tasks/collect_extension.cpp
-LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES),$(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp positional/*.cpp tasks/*.cpp))
+LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES),$(wildcard tensor/*.cpp autograd/*.cpp autograd/fast/*.cpp nn/*.cpp positional/*.cpp positional/fast/*.cpp tasks/*.cpp))
 LIB_OBJECTS := $(LIB_SOURCES:%.cpp=$(BUILD)/%.o)
 LIBRARY     := $(BUILD)/libwhereami.a
 PROGRAMS    := $(BUILD)/train_position $(BUILD)/collect_results $(BUILD)/collect_extension
@@ -158,4 +158,4 @@ include lessons/lessons.mk
 include tasks/extension.mk plots/plots.mk
 include tests/reliability.mk tests/fuzz/fuzz.mk
 
--include $(wildcard $(BUILD)/*/*.d)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)

@@ -5,71 +5,47 @@
 
 namespace wai {
 
-// Adds the gradient of a broadcast operand: summed over the leading dimensions it was repeated on.
-// With `last_use`, grad is not needed afterwards and may be moved into the operand.
-static void accumulate_broadcast(Value& operand, Tensor& grad, float sign, bool last_use) {
-    if (!operand.requires_grad()) return;
-    if (operand.shape() != grad.shape()) sum_leading_into(operand.grad_buffer(), grad, sign);
-    else if (sign != 1.0f) operand.accumulate_grad(wai::scale(grad, sign));
-    else if (last_use) operand.accumulate_grad(std::move(grad));
-    else operand.accumulate_grad(grad);
+// An operand's share of g, times sign: g itself when the operand has g's shape, and otherwise g
+// summed over the leading dimensions the operand was repeated on (a bias (D) over (B, T, D)).
+static Tensor broadcast_share(const Tensor& g, const Shape& operand, float sign) {
+    if (operand == g.shape()) return wai::scale(g, sign);
+    Tensor share(operand);
+    sum_leading_into(share, g, sign);
+    return share;
 }
 
 namespace {  // each op type is private to its file
 
-struct Add final : Op {
-    // y = a + b
-    static Value forward(const Value& a, const Value& b) {
-        return record("add", wai::add(a.value(), b.value()), {a, b}, std::make_unique<Add>());
+struct AddSigned final : Op {
+    float sign;  // +1 for add, -1 for subtract
+    explicit AddSigned(float s) : sign(s) {}
+    // y = a + sign * b
+    static Value forward(const Value& a, const Value& b, float sign) {
+        Tensor y = sign > 0 ? wai::add(a.value(), b.value()) : wai::subtract(a.value(), b.value());
+        return record(sign > 0 ? "add" : "subtract", std::move(y), {a, b}, std::make_unique<AddSigned>(sign));
     }
-    // da += g; db += g summed over the broadcast dimensions
-    void apply(Node& out) override {
-        accumulate_broadcast(out.parents[1], out.grad, 1.0f, false);
-        accumulate_broadcast(out.parents[0], out.grad, 1.0f, true);
-    }
-};
-
-}  // namespace
-
-namespace {  // each op type is private to its file
-
-struct Subtract final : Op {
-    // y = a - b
-    static Value forward(const Value& a, const Value& b) {
-        return record("subtract", wai::subtract(a.value(), b.value()), {a, b}, std::make_unique<Subtract>());
-    }
-    // da += g; db -= g summed over the broadcast dimensions
-    void apply(Node& out) override {
-        accumulate_broadcast(out.parents[1], out.grad, -1.0f, false);
-        accumulate_broadcast(out.parents[0], out.grad, 1.0f, true);
+    // da += g;  db += sign * g, summed over the broadcast dimensions
+    void backward(Node& out) override {
+        Value& a = out.parents[0];
+        Value& b = out.parents[1];
+        if (a.requires_grad()) a.accumulate_grad(broadcast_share(out.grad, a.shape(), 1.0f));
+        if (b.requires_grad()) b.accumulate_grad(broadcast_share(out.grad, b.shape(), sign));
     }
 };
-
-}  // namespace
-
-namespace {  // each op type is private to its file
 
 struct Multiply final : Op {
     // y = a * b, element by element
     static Value forward(const Value& a, const Value& b) {
         return record("multiply", wai::multiply(a.value(), b.value()), {a, b}, std::make_unique<Multiply>());
     }
-    // da += g * b (b repeated); db += sum over the broadcast dimensions of g * a
-    void apply(Node& out) override {
+    // da += g * b (b repeated);  db += g * a, summed over the broadcast dimensions
+    void backward(Node& out) override {
         Value& a = out.parents[0];
         Value& b = out.parents[1];
         if (a.requires_grad()) a.accumulate_grad(wai::multiply(out.grad, b.value()));
-        if (b.requires_grad()) {
-            Tensor g_times_a = out.grad;
-            multiply_inplace(g_times_a, a.value());
-            accumulate_broadcast(b, g_times_a, 1.0f, true);
-        }
+        if (b.requires_grad()) b.accumulate_grad(broadcast_share(wai::multiply(out.grad, a.value()), b.shape(), 1.0f));
     }
 };
-
-}  // namespace
-
-namespace {  // each op type is private to its file
 
 struct Scale final : Op {
     float factor;
@@ -79,15 +55,11 @@ struct Scale final : Op {
         return record("scale", wai::scale(a.value(), factor), {a}, std::make_unique<Scale>(factor));
     }
     // da += factor * g
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& a = out.parents[0];
         if (a.requires_grad()) a.accumulate_grad(wai::scale(out.grad, factor));
     }
 };
-
-}  // namespace
-
-namespace {  // each op type is private to its file
 
 struct Sum final : Op {
     float factor;  // 1 for sum, 1/n for mean
@@ -98,19 +70,16 @@ struct Sum final : Op {
         return record(name, Tensor::scalar(total), {a}, std::make_unique<Sum>(factor));
     }
     // da += factor * g, the same for every element
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& a = out.parents[0];
-        if (!a.requires_grad()) return;
-        const float g = factor * out.grad.item();
-        Tensor& da = a.grad_buffer();
-        for (int64_t i = 0; i < da.numel(); ++i) da[i] += g;
+        if (a.requires_grad()) a.accumulate_grad(Tensor::full(a.shape(), factor * out.grad.item()));
     }
 };
 
 }  // namespace
 
-Value add(const Value& a, const Value& b) { return Add::forward(a, b); }
-Value subtract(const Value& a, const Value& b) { return Subtract::forward(a, b); }
+Value add(const Value& a, const Value& b) { return AddSigned::forward(a, b, 1.0f); }
+Value subtract(const Value& a, const Value& b) { return AddSigned::forward(a, b, -1.0f); }
 Value multiply(const Value& a, const Value& b) { return Multiply::forward(a, b); }
 Value scale(const Value& a, float factor) { return Scale::forward(a, factor); }
 Value sum(const Value& a) { return Sum::forward(a, 1.0f, "sum"); }

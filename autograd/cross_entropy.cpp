@@ -46,18 +46,19 @@ struct CrossEntropy final : Op {
     }
 
     // dlogits[r, j] += g * (p[r, j] - [j == target_r]) / scored, for scored rows only
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& logits = out.parents[0];
         if (!logits.requires_grad()) return;
         const int64_t V = probabilities.size(1);
         const float g = out.grad.item() / static_cast<float>(scored);
-        float* dz = logits.grad_buffer().data();
+        Tensor dlogits(logits.shape());  // zeros: ignored rows get no gradient
         for (size_t r = 0; r < targets.size(); ++r) {
             if (targets[r] == ignore_index) continue;
             const float* p = probabilities.data() + r * V;
-            for (int64_t j = 0; j < V; ++j) dz[r * V + j] += g * p[j];
-            dz[r * V + targets[r]] -= g;
+            for (int64_t j = 0; j < V; ++j) dlogits[r * V + j] = g * p[j];
+            dlogits[r * V + targets[r]] -= g;
         }
+        logits.accumulate_grad(std::move(dlogits));
     }
 };
 

@@ -30,7 +30,7 @@ struct Embedding final : Op {
     }
 
     // dtable[indices[n], :] += g[n, :]: a scatter-add, so a row used twice gets both gradients
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& table = out.parents[0];
         if (!table.requires_grad()) return;
         Tensor& dtable = table.grad_buffer();

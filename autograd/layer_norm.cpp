@@ -1,9 +1,9 @@
 // The LayerNorm op over the last axis: y = weight * (x - mean) / sqrt(var + eps) + bias.
-// One op, not a chain of small ones, so its backward is the closed form and saves two numbers a row.
-// Leaves out LayerNorm without affine parameters, and RMSNorm.
-#include <cmath>
-
+// One op, not a chain of small ones, so its backward is the closed form and saves two numbers a row;
+// the row kernels, with both formulas, are in tensor/kernels.cpp. Leaves out LayerNorm without affine
+// parameters, and RMSNorm.
 #include "autograd/ops.hpp"
+#include "tensor/kernels.hpp"
 
 namespace wai {
 
@@ -19,83 +19,33 @@ struct LayerNorm final : Op {
         if (s.rank() == 0 || weight.shape() != Shape{D} || bias.shape() != Shape{D})
             shape_error("layer_norm", s.str() + " with weight " + weight.shape().str() + " and bias " + bias.shape().str(),
                         "weight and bias must both be (D) for x (..., D)");
-        const int64_t rows = s.rows();
         auto op = std::make_unique<LayerNorm>();
-        op->mean.resize(rows);
-        op->rstd.resize(rows);
+        op->mean.resize(s.rows());
+        op->rstd.resize(s.rows());
         Tensor y = Tensor::uninitialized(s);
-        const float* w = weight.value().data();
-        const float* b = bias.value().data();
-        // Float sums in `omp simd` order: vectorised, and the same order on every run.
-        #pragma omp parallel for if (rows * D > 65536) schedule(static)
-        for (int64_t r = 0; r < rows; ++r) {
-            const float* xr = x.value().data() + r * D;
-            float sum = 0.0f, sum_sq = 0.0f;
-            #pragma omp simd reduction(+ : sum)
-            for (int64_t c = 0; c < D; ++c) sum += xr[c];
-            const float mu = sum / static_cast<float>(D);
-            #pragma omp simd reduction(+ : sum_sq)
-            for (int64_t c = 0; c < D; ++c) sum_sq += (xr[c] - mu) * (xr[c] - mu);
-            const float inv = 1.0f / std::sqrt(sum_sq / static_cast<float>(D) + eps);
-            op->mean[r] = mu;
-            op->rstd[r] = inv;
-            float* yr = y.data() + r * D;
-            #pragma omp simd
-            for (int64_t c = 0; c < D; ++c) yr[c] = (xr[c] - mu) * inv * w[c] + b[c];
-        }
+        layer_norm_rows(x.value().data(), weight.value().data(), bias.value().data(), eps, s.rows(), D, y.data(),
+                        op->mean.data(), op->rstd.data());
         return record("layer_norm", std::move(y), {x, weight, bias}, std::move(op));
     }
 
-    // With x_hat = (x - mean) * rstd and dx_hat = g * weight:
-    //   dx += rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
-    //   dweight += sum over rows of g * x_hat;  dbias += sum over rows of g
-    // dx goes straight onto x's gradient when x has one already (the residual stream does), and
-    // otherwise overwrites g row by row (each row of g is read before its dx is written).
-    void apply(Node& out) override {
+    // With x_hat = (x - mean) * rstd and dx_hat = g * weight, row by row:
+    //   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
+    //   dweight = sum over rows of g * x_hat;  dbias = sum over rows of g
+    void backward(Node& out) override {
         Value& x = out.parents[0];
         Value& weight = out.parents[1];
         Value& bias = out.parents[2];
         const int64_t D = x.shape().last(), rows = x.shape().rows();
-        const float* w = weight.value().data();
-        const float* g = out.grad.data();
-        const bool onto_existing = x.requires_grad() && x.has_grad();
-        float* dx = !x.requires_grad() ? nullptr : onto_existing ? x.grad_buffer().data() : out.grad.data();
-        float* dw = weight.requires_grad() ? weight.grad_buffer().data() : nullptr;
-        float* db = bias.requires_grad() ? bias.grad_buffer().data() : nullptr;
-        for (int64_t r = 0; r < rows; ++r) {
-            const float* xr = x.value().data() + r * D;
-            const float* gr = g + r * D;
-            const float mu = mean[r], inv = rstd[r];
-            float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
-            #pragma omp simd reduction(+ : sum_dxhat, sum_dxhat_xhat)
-            for (int64_t c = 0; c < D; ++c) {
-                const float dxhat = gr[c] * w[c];
-                sum_dxhat += dxhat;
-                sum_dxhat_xhat += dxhat * (xr[c] - mu) * inv;
-            }
-            if (dw) {
-                #pragma omp simd
-                for (int64_t c = 0; c < D; ++c) dw[c] += gr[c] * (xr[c] - mu) * inv;
-            }
-            if (db) {
-                #pragma omp simd
-                for (int64_t c = 0; c < D; ++c) db[c] += gr[c];
-            }
-            if (!dx) continue;
-            const float mean_dxhat = sum_dxhat / static_cast<float>(D);
-            const float mean_dxhat_xhat = sum_dxhat_xhat / static_cast<float>(D);
-            float* dxr = dx + r * D;
-            if (onto_existing) {
-                #pragma omp simd
-                for (int64_t c = 0; c < D; ++c)
-                    dxr[c] += inv * (gr[c] * w[c] - mean_dxhat - (xr[c] - mu) * inv * mean_dxhat_xhat);
-            } else {
-                #pragma omp simd
-                for (int64_t c = 0; c < D; ++c)
-                    dxr[c] = inv * (gr[c] * w[c] - mean_dxhat - (xr[c] - mu) * inv * mean_dxhat_xhat);
-            }
-        }
-        if (dx && !onto_existing) x.accumulate_grad(std::move(out.grad));
+        Tensor dx = x.requires_grad() ? Tensor::uninitialized(x.shape()) : Tensor();
+        Tensor dweight = weight.requires_grad() ? Tensor(weight.shape()) : Tensor();
+        Tensor dbias = bias.requires_grad() ? Tensor(bias.shape()) : Tensor();
+        for (int64_t r = 0; r < rows; ++r)
+            layer_norm_row_backward(x.value().data() + r * D, out.grad.data() + r * D, weight.value().data(), mean[r],
+                                    rstd[r], D, dx.defined() ? dx.data() + r * D : nullptr, false,
+                                    dweight.defined() ? dweight.data() : nullptr, dbias.defined() ? dbias.data() : nullptr);
+        if (dx.defined()) x.accumulate_grad(std::move(dx));
+        if (dweight.defined()) weight.accumulate_grad(std::move(dweight));
+        if (dbias.defined()) bias.accumulate_grad(std::move(dbias));
     }
 };
 

@@ -5,19 +5,16 @@
 
 namespace wai {
 
-// target.grad += op(x) . op(y). When target is a single matrix but the product is batched (the
-// gradient of an operand that was shared by every batch entry), the batch entries are summed into it.
-static void accumulate_product(Value& target, const Tensor& x, bool trans_x, const Tensor& y, bool trans_y) {
+// An operand's share op(x) . op(y), for an operand of shape `target`: the product itself, or, when the
+// operand was one matrix shared by every batch entry, the batch entries' products summed into it.
+static Tensor product_share(const Shape& target, const Tensor& x, bool trans_x, const Tensor& y, bool trans_y) {
     const MatmulPlan p = plan_matmul(x.shape(), y.shape(), trans_x, trans_y);
-    if (p.out_shape == target.shape()) {
-        if (target.has_grad()) matmul_accumulate(target.grad_buffer(), x, y, trans_x, trans_y);
-        else target.accumulate_grad(wai::matmul(x, y, trans_x, trans_y));
-        return;
-    }
-    Tensor& out = target.grad_buffer();
+    if (p.out_shape == target) return wai::matmul(x, y, trans_x, trans_y);
+    Tensor share(target);
     for (int64_t i = 0; i < p.batch; ++i)
         sgemm(trans_x, trans_y, p.M, p.N, p.K, 1.0f, x.data() + (x.rank() > 2 ? i * p.M * p.K : 0),
-              y.data() + (y.rank() > 2 ? i * p.K * p.N : 0), 1.0f, out.data());
+              y.data() + (y.rank() > 2 ? i * p.K * p.N : 0), 1.0f, share.data());
+    return share;
 }
 
 namespace {  // each op type is private to its file
@@ -35,18 +32,16 @@ struct Matmul final : Op {
     // With A = op(a), B = op(b) and G = dY: dA = G . B^T and dB = A^T . G; undoing op gives
     //   da += G . op(b)^T          (or, when a was transposed, op(b) . G^T)
     //   db += op(a)^T . G          (or, when b was transposed, G^T . op(a))
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& a = out.parents[0];
         Value& b = out.parents[1];
         const Tensor& g = out.grad;
-        if (a.requires_grad()) {
-            if (!trans_a) accumulate_product(a, g, false, b.value(), !trans_b);
-            else accumulate_product(a, b.value(), trans_b, g, true);
-        }
-        if (b.requires_grad()) {
-            if (!trans_b) accumulate_product(b, a.value(), !trans_a, g, false);
-            else accumulate_product(b, g, true, a.value(), trans_a);
-        }
+        if (a.requires_grad())
+            a.accumulate_grad(!trans_a ? product_share(a.shape(), g, false, b.value(), !trans_b)
+                                       : product_share(a.shape(), b.value(), trans_b, g, true));
+        if (b.requires_grad())
+            b.accumulate_grad(!trans_b ? product_share(b.shape(), a.value(), !trans_a, g, false)
+                                       : product_share(b.shape(), g, true, a.value(), trans_a));
     }
 };
 

@@ -1,6 +1,9 @@
-// Every differentiable op of the engine, one declaration each; each is defined, forward beside
-// backward, in the file named on its line. Shapes use B batch, T time, D width, V vocabulary.
-// Leaves out the model's layers (nn/) and the position schemes' own ops (positional/).
+// Every plain differentiable op of the engine, one declaration each; each is defined, forward beside
+// backward, in the file named on its line, and each backward writes every share fresh.
+// Shapes: B batch, T time (query positions), Tk key positions, D model width, NH heads, H head width
+// (D = NH * H), V vocabulary (or classes), M, N, K a matrix product's rows, columns and inner size.
+// Leaves out the model's layers (nn/), the position schemes' own ops (positional/), and the fast
+// kernels that replace chains of these ops (autograd/fast/fast_ops.hpp).
 #pragma once
 #include <vector>
 
@@ -23,8 +26,6 @@ Value matmul(const Value& a, const Value& b, bool trans_a = false, bool trans_b 
 
 // linear.cpp: x W^T + b in one op, as matmul(x, weight, false, true) then add(., bias) would give.
 Value linear(const Value& x, const Value& weight, const Value& bias);  // (..., in), (out, in), (out) -> (..., out)
-// Only outputs [first, first + count) of that: (..., in) -> (..., count), the same numbers.
-Value linear_outputs(const Value& x, const Value& weight, const Value& bias, int64_t first, int64_t count);
 
 // shape_ops.cpp
 Value reshape(const Value& a, const Shape& shape);         // same numbers, new shape
@@ -44,15 +45,6 @@ Value gelu(const Value& x);  // (...) -> (...)
 // softmax.cpp: softmax over the last axis of (..., T, Tk). With causal, row t sees keys up to
 // t + (Tk - T): the queries are the last T of Tk positions.
 Value softmax(const Value& x, bool causal = false);
-
-// causal_attention.cpp: softmax(scale * q k^T + bias, causal) v with q, k, v (..., T, H) and bias
-// undefined or of a trailing shape of the scores (..., T, T) (for heads, (NH, T, T)) -> (..., T, H).
-// One fused op, slice by slice; weights, when given, receives the softmax (..., T, T).
-// The _reference form is the same computation as a chain of the ops above.
-Value causal_attention(const Value& q, const Value& k, const Value& v, const Value& bias, float scale,
-                       Tensor* weights = nullptr);
-Value causal_attention_reference(const Value& q, const Value& k, const Value& v, const Value& bias, float scale,
-                                 Tensor* weights = nullptr);
 
 // cross_entropy.cpp: logits (..., V), one target per row; target ignore_index is not scored.
 // The mean of -log softmax(logits)[target] over the scored rows -> ().

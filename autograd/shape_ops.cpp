@@ -16,9 +16,9 @@ struct Reshape final : Op {
         return record("reshape", a.value().reshaped(shape), {a}, std::make_unique<Reshape>());
     }
     // da += g under a's shape
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& a = out.parents[0];
-        if (a.requires_grad()) a.accumulate_grad(std::move(out.grad).reshaped(a.shape()));
+        if (a.requires_grad()) a.accumulate_grad(out.grad.reshaped(a.shape()));
     }
 };
 
@@ -64,7 +64,7 @@ struct Transpose final : Op {
         return record("transpose", swap_axes(a.value(), axis0, axis1), {a}, std::make_unique<Transpose>(axis0, axis1));
     }
     // da += g with the same two axes swapped back
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& a = out.parents[0];
         if (a.requires_grad()) a.accumulate_grad(swap_axes(out.grad, axis0, axis1));
     }
@@ -100,7 +100,7 @@ struct SplitLast final : Op {
         return out;
     }
     // da[..., offset + c] += g[..., c]
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& a = out.parents[0];
         if (!a.requires_grad()) return;
         Tensor& da = a.grad_buffer();

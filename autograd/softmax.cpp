@@ -36,7 +36,7 @@ struct Softmax final : Op {
     }
 
     // dx[r, j] += y[r, j] * (g[r, j] - sum_j' g[r, j'] y[r, j']); masked entries get 0
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& x = out.parents[0];
         if (!x.requires_grad()) return;
         const Tensor& y = out.value;

@@ -50,11 +50,18 @@ Tensor& Value::grad_buffer() {
 
 void Value::zero_grad() { grad_buffer().fill(0.0f); }
 
-void Value::accumulate_grad(Tensor g) {
+void Value::accumulate_grad(Tensor share) {
     Node& node = checked(node_);
-    check_same_shape("accumulate_grad", node.value.shape(), g.shape());
-    if (node.grad.defined()) add_scaled_inplace(node.grad, g);
-    else node.grad = std::move(g);
+    check_same_shape("accumulate_grad", node.value.shape(), share.shape());
+    if (node.grad.defined()) add_scaled_inplace(node.grad, share);
+    else node.grad = std::move(share);
+}
+
+Tensor take_incoming_grad(Node& out) {
+    if (!out.grad.defined()) throw std::logic_error(std::string("take_incoming_grad: this ") + out.op_name + " has no incoming gradient");
+    Tensor grad = std::move(out.grad);
+    out.grad = Tensor();
+    return grad;
 }
 
 Value record(const char* op_name, Tensor value, std::vector<Value> parents, std::unique_ptr<Op> op) {
@@ -114,7 +121,7 @@ void Value::backward(const Tensor& seed) {
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         Node* node = *it;
         if (!node->op) continue;
-        if (node->grad.defined()) node->op->apply(*node);
+        if (node->grad.defined()) node->op->backward(*node);
         node->grad = Tensor();
     }
 }

@@ -32,10 +32,18 @@ public:
     // accumulate it; interior nodes have one only while backward runs.
     bool has_grad() const;
     const Tensor& grad() const;
-    Tensor& grad_buffer();  // the gradient, first created as zeros of the value's shape
-    void zero_grad();       // gradient set to zeros (kept allocated)
-    // grad += g. The first gradient to arrive is moved in whole (no zeros written, no addition).
-    void accumulate_grad(Tensor g);
+    void zero_grad();  // gradient set to zeros (kept allocated)
+
+    // How an op's backward hands a parent its share of the gradient. Two calls, and when each is right:
+    //   accumulate_grad(share)  the default, for every share an op computes as a tensor of its own:
+    //                           grad += share; the first share to arrive becomes the gradient as it
+    //                           is (moved in when passed as a temporary or with std::move, else copied).
+    //   grad_buffer()           only for a share that a kernel adds straight into its destination (a
+    //                           gemm with beta = 1, a scatter-add such as embedding's or split's): the
+    //                           gradient itself, created as zeros first when none has arrived.
+    // An optimizer or a test may also set a gradient through grad_buffer().
+    void accumulate_grad(Tensor share);
+    Tensor& grad_buffer();
 
     // Reverse-mode differentiation from this value. The one-argument form seeds d(root) = seed;
     // the plain form needs a one-element root and seeds 1. Leaf gradients add up over calls.
@@ -50,16 +58,15 @@ private:
     friend Value record(const char*, Tensor, std::vector<Value>, std::unique_ptr<Op>);
 };
 
-// The backward half of a differentiable op. Each op in autograd/ is a struct deriving from Op that
-// holds its forward (a static function) and its backward (apply) side by side, and saves only what
-// its backward needs.
+// The backward half of a differentiable op. Each op is a struct deriving from Op that holds its
+// forward (a static function that computes the value and calls record) and its backward side by
+// side, and saves only what its backward needs.
 struct Op {
     virtual ~Op() = default;
-    // Reads out.grad (the gradient of the root with respect to out.value) and adds each parent's
-    // share into parent.grad_buffer(), for the parents that require a gradient. Nothing reads
-    // out.grad after apply, so apply may overwrite it in place or move it into a parent instead of
-    // copying it.
-    virtual void apply(Node& out) = 0;
+    // Reads out.grad, the gradient of the root with respect to out.value, and hands each parent that
+    // requires a gradient its share through Value::accumulate_grad or Value::grad_buffer (above).
+    // A plain op leaves out.grad as it is and writes every share fresh.
+    virtual void backward(Node& out) = 0;
 };
 
 struct Node {
@@ -72,6 +79,12 @@ struct Node {
 
     ~Node();  // unlinks long chains of parents without recursion
 };
+
+// The one buffer-reuse helper, for fast ops only (autograd/fast/, positional/fast/): hands over the
+// memory of out.grad to an op whose share for one parent has the output's shape and is written over
+// the incoming gradient element by element as it is read (saving a new tensor of that size and a
+// pass over memory). out.grad is undefined afterwards: the op works on what this returns instead.
+Tensor take_incoming_grad(Node& out);
 
 // Makes the output node of an op. When gradients are off (NoGradScope) or no parent requires one,
 // the result is a plain leaf and nothing is recorded.

@@ -1,11 +1,14 @@
-// CausalSelfAttention: the forward as a chain of autograd ops; their backwards make its backward.
-// The scores, softmax and weighted sum are one fused op (autograd/causal_attention.cpp), whose
-// reference beside it spells them out as plain ops. Leaves out a key-value cache.
+// CausalSelfAttention: the chapter's attention as a chain of autograd ops, whose backwards make its
+// backward. With the kernels setting at `fast` (nn/kernels_setting.hpp), two pieces of the chain
+// are swapped for fast kernels that compute the same: q, k, v read from their rows of the qkv
+// weight without a split, and the scores, softmax and weighted sum fused into one op
+// (autograd/fast/fast_ops.hpp). Leaves out a key-value cache.
 #include "nn/attention.hpp"
 
 #include <cmath>
 
-#include "autograd/ops.hpp"
+#include "autograd/fast/fast_ops.hpp"
+#include "nn/kernels_setting.hpp"
 
 namespace wai {
 
@@ -35,25 +38,36 @@ static Value merge_heads(const Value& x, int64_t heads) {
     return reshape(transpose(x, 1, 2), Shape{B, T, NH * H});
 }
 
+// softmax(factor * q k^T + bias, causal) v, op by op: q, k, v (B, NH, T, H), bias (NH, T, T) or
+// undefined -> (B, NH, T, H). The causal mask is the softmax's: query t sees keys 0..t.
+Value attention(const Value& q, const Value& k, const Value& v, const Value& bias, float factor, Tensor* weights) {
+    Value scores = scale(matmul(q, k, /*trans_a=*/false, /*trans_b=*/true), factor);  // (B, NH, T, T)
+    if (bias.defined()) scores = add(scores, bias);                                     // + (NH, T, T) on every batch entry
+    const Value p = softmax(scores, /*causal=*/true);                                   // (B, NH, T, T)
+    if (weights) *weights = p.value();
+    return matmul(p, v);  // (B, NH, T, H)
+}
+
 Value CausalSelfAttention::forward(const Value& x) const {
     const Shape& s = x.shape();
     if (s.rank() != 3 || s[2] != dim)
         shape_error("CausalSelfAttention", s.str(), "expects (B, T, " + std::to_string(dim) + ")");
-    const int64_t T = s[1];
-    // q, k, v = qkv(x) split in three along the last axis; each third computed on its own, which
-    // gives the same numbers without building (B, T, 3D) and copying it apart.
-    const Value q = position.rotate_queries_keys(split_heads(qkv.forward_outputs(x, 0, dim), heads));        // (B, NH, T, H)
-    const Value k = position.rotate_queries_keys(split_heads(qkv.forward_outputs(x, dim, dim), heads));      // (B, NH, T, H)
-    const Value v = split_heads(qkv.forward_outputs(x, 2 * dim, dim), heads);                                // (B, NH, T, H)
+    const int64_t B = s[0], T = s[1];
+    // q, k, v = qkv(x) split in three along the last axis: 3 x (B, T, D)
+    const std::vector<Value> qkv_parts = fast_kernels() ? fast::linear_split(x, qkv.weight, qkv.bias, 3)
+                                                        : split_last(qkv.forward(x), 3);
+    const Value q = position.rotate_queries_keys(split_heads(qkv_parts[0], heads));  // (B, NH, T, H)
+    const Value k = position.rotate_queries_keys(split_heads(qkv_parts[1], heads));  // (B, NH, T, H)
+    const Value v = split_heads(qkv_parts[2], heads);                                // (B, NH, T, H)
 
     Value bias = position.score_bias(heads, T);  // (NH, T, T), or undefined
     if (bias.defined() && heads == 1) bias = reshape(bias, Shape{T, T});
-    // softmax(score_scale * q k^T / sqrt(H) + bias, causal) v, slice by slice in one fused op;
-    // causal_attention_reference (autograd/causal_attention.cpp) is the same as a chain of plain ops.
+    // score_scale is 1 in training, log(T) / log(T_train) when a test asks for log-length scaling.
     const float factor = score_scale / std::sqrt(static_cast<float>(head_dim));
     Tensor* weights = keep_weights ? &last_weights : nullptr;
-    const Value attended = causal_attention(q, k, v, bias, factor, weights);  // (B, NH, T, H)
-    if (keep_weights) last_weights = last_weights.reshaped(Shape{s[0], heads, T, T});
+    const Value attended = fast_kernels() ? fast::causal_attention(q, k, v, bias, factor, weights)
+                                          : attention(q, k, v, bias, factor, weights);  // (B, NH, T, H)
+    if (keep_weights) last_weights = last_weights.reshaped(Shape{B, heads, T, T});
     return output.forward(merge_heads(attended, heads));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
 }
 

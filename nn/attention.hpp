@@ -22,4 +22,10 @@ public:
     Linear qkv, output;  // D -> 3D, D -> D
 };
 
+// The attention formula as plain ops: softmax(factor * q k^T + bias, causal) v, with q, k, v
+// (B, NH, T, H) and bias (NH, T, T) or undefined -> (B, NH, T, H); weights, when given, receives the
+// softmax (B, NH, T, T). CausalSelfAttention calls it; tests and lessons hold other forms to it.
+Value attention(const Value& q, const Value& k, const Value& v, const Value& bias, float factor,
+                Tensor* weights = nullptr);
+
 }  // namespace wai

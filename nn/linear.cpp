@@ -1,5 +1,5 @@
 // Linear: the rows of x, however many leading dimensions, go through a single gemm.
-// Leaves out fused bias epilogues.
+// Leaves out a bias-free variant.
 #include "nn/linear.hpp"
 
 #include "autograd/ops.hpp"
@@ -19,10 +19,6 @@ Value Linear::forward(const Value& x) const {
                     "the last dimension must be in_features = " + std::to_string(in_features));
     // One gemm over all of x's rows, (..., in) x (out, in)^T, onto rows that start as the bias.
     return linear(x, weight, bias);  // (..., out)
-}
-
-Value Linear::forward_outputs(const Value& x, int64_t first, int64_t count) const {
-    return linear_outputs(x, weight, bias, first, count);  // (..., count)
 }
 
 }  // namespace wai

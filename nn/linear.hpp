@@ -9,8 +9,6 @@ class Linear : public Module {
 public:
     Linear(int64_t in_features, int64_t out_features, Generator& generator);
     Value forward(const Value& x) const;  // (..., in) -> (..., out)
-    // Outputs [first, first + count) alone: forward(x) split along its last axis, without the split.
-    Value forward_outputs(const Value& x, int64_t first, int64_t count) const;  // (..., in) -> (..., count)
 
     int64_t in_features, out_features;
     Value weight;  // (out, in)

@@ -1,7 +1,8 @@
 // MLP: two Linear layers with GELU between. Leaves out nothing else.
 #include "nn/mlp.hpp"
 
-#include "autograd/ops.hpp"
+#include "autograd/fast/fast_ops.hpp"
+#include "nn/kernels_setting.hpp"
 
 namespace wai {
 
@@ -11,7 +12,8 @@ MLP::MLP(int64_t dim, int64_t hidden, Generator& generator) : expand(dim, hidden
 }
 
 Value MLP::forward(const Value& x) const {
-    return project.forward(gelu(expand.forward(x)));  // (B, T, D) -> (B, T, hidden) -> (B, T, D)
+    const Value hidden = expand.forward(x);  // (B, T, D) -> (B, T, hidden)
+    return project.forward(fast_kernels() ? fast::gelu(hidden) : gelu(hidden));  // (B, T, hidden) -> (B, T, D)
 }
 
 }  // namespace wai

@@ -1,13 +1,16 @@
-// RoPE: the table, the fast rotation (OpenMP over rows), the reference loop, and the op.
+// RoPE: the table, the rotation (rows in parallel), the reference loop, and the op.
 // The pair (a, b) at angle phi becomes (a cos phi - b sin phi, a sin phi + b cos phi); the inverse
 // rotation (angle -phi) is the backward, since a rotation's transpose is its inverse.
-// Leaves out caching tables across calls: building one is T * H/2 sin/cos pairs.
+// Leaves out caching tables across calls (building one is T * H/2 sin/cos pairs), and the fast op
+// whose backward rotates the gradient where it lies (positional/fast/rope.cpp).
 #include "positional/rope.hpp"
 
 #include <cmath>
 #include <sstream>
 
 #include "autograd/ops.hpp"
+#include "nn/kernels_setting.hpp"
+#include "positional/fast/rope.hpp"
 #include "tensor/kernels.hpp"
 
 namespace wai {
@@ -44,28 +47,28 @@ static void rotate_rows(const float* in, float* out, const Shape& s, const RopeT
                                          std::to_string(table.positions));
     const int64_t H = s.last(), T = s[s.rank() - 2], rows = s.rows(), pairs = table.pairs;
     const float direction = inverse ? -1.0f : 1.0f;
-    // The pairing test sits outside the loops so that each inner loop is plain enough to vectorise.
+    // One loop per pairing, each plain enough for the compiler to vectorise.
     const bool interleaved = table.pairing == RopePairing::interleaved;
     #pragma omp parallel for if (rows * H > 32768) schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
         const int64_t t = r % T;
-        const float* c = table.cos.data() + t * pairs;
-        const float* sn = table.sin.data() + t * pairs;
+        const float* cos_t = table.cos.data() + t * pairs;
+        const float* sin_t = table.sin.data() + t * pairs;
         const float* x = in + r * H;
         float* o = out + r * H;
         if (interleaved) {
             #pragma omp simd
             for (int64_t i = 0; i < pairs; ++i) {
-                const float a = x[2 * i], b = x[2 * i + 1], sine = direction * sn[i];
-                o[2 * i] = a * c[i] - b * sine;
-                o[2 * i + 1] = a * sine + b * c[i];
+                const float a = x[2 * i], b = x[2 * i + 1], sine = direction * sin_t[i];
+                o[2 * i] = a * cos_t[i] - b * sine;
+                o[2 * i + 1] = a * sine + b * cos_t[i];
             }
         } else {
             #pragma omp simd
             for (int64_t i = 0; i < pairs; ++i) {
-                const float a = x[i], b = x[i + pairs], sine = direction * sn[i];
-                o[i] = a * c[i] - b * sine;
-                o[i + pairs] = a * sine + b * c[i];
+                const float a = x[i], b = x[i + pairs], sine = direction * sin_t[i];
+                o[i] = a * cos_t[i] - b * sine;
+                o[i + pairs] = a * sine + b * cos_t[i];
             }
         }
     }
@@ -106,12 +109,10 @@ struct Rope final : Op {
     static Value forward(const Value& x, const RopeTable& table) {
         return record("rope", rope_rotate(x.value(), table), {x}, std::make_unique<Rope>(table));
     }
-    // dx += R(t * theta)^T g = R(-t * theta) g, rotated where g lies (it is not needed afterwards)
-    void apply(Node& out) override {
+    // dx += R(t * theta)^T g = R(-t * theta) g
+    void backward(Node& out) override {
         Value& x = out.parents[0];
-        if (!x.requires_grad()) return;
-        rope_rotate_inplace(out.grad, table, /*inverse=*/true);
-        x.accumulate_grad(std::move(out.grad));
+        if (x.requires_grad()) x.accumulate_grad(rope_rotate(out.grad, table, /*inverse=*/true));
     }
 };
 
@@ -125,7 +126,8 @@ RotaryPositions::RotaryPositions(int64_t h, double b, RopePairing p)
 
 Value RotaryPositions::rotate_queries_keys(const Value& x) const {
     const int64_t T = x.shape()[x.shape().rank() - 2];
-    const Value rotated = rope(x, make_rope_table(T, frequencies, pairing));  // (..., T, H)
+    const RopeTable table = make_rope_table(T, frequencies, pairing);
+    const Value rotated = fast_kernels() ? fast::rope(x, table) : rope(x, table);  // (..., T, H)
     return query_key_scale == 1.0f ? rotated : scale(rotated, query_key_scale);
 }
 

@@ -2,7 +2,7 @@
 // theta_i = base^(-2i/H), so the score of a query at m and a key at n depends only on n - m.
 // Pairing convention: interleaved (2i, 2i+1) as in the RoFormer paper and the chapter, the default;
 // half-split (i, i + H/2) as in Hugging Face's Llama (rotate_half), for the lesson on conventions.
-// The rotation is an autograd op with OpenMP loops; rope_rotate_reference is the plain loop beside it.
+// The rotation is an autograd op; rope_rotate_reference is the rotation written out from the definition.
 // Leaves out rotating values (RoPE never does) and partial rotary dimensions.
 #pragma once
 #include <vector>

@@ -13,6 +13,20 @@ void exp_inplace(float* x, int64_t n) {
     for (int64_t i = 0; i < n; ++i) x[i] = expf(x[i]);
 }
 
+// d/dx [x * Phi(x)] = Phi(x) + x * phi(x), with phi the standard normal density.
+static constexpr float inv_sqrt_2pi = 0.3989422804014327f;
+
+Tensor gelu_slope(const Tensor& x) {
+    Tensor out = Tensor::uninitialized(x.shape());
+    const float* in = x.data();
+    float* dy = out.data();
+    const int64_t n = x.numel();
+    #pragma omp parallel for simd if (n > 65536) schedule(static)
+    for (int64_t i = 0; i < n; ++i)
+        dy[i] = 0.5f * (1.0f + erff(in[i] * float(M_SQRT1_2))) + in[i] * (inv_sqrt_2pi * expf(-0.5f * in[i] * in[i]));
+    return out;
+}
+
 Tensor gelu(const Tensor& x, Tensor* slope) {
     Tensor out = Tensor::uninitialized(x.shape());
     const float* in = x.data();
@@ -23,10 +37,8 @@ Tensor gelu(const Tensor& x, Tensor* slope) {
         for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * in[i] * (1.0f + erff(in[i] * float(M_SQRT1_2)));
         return out;
     }
-    // d/dx [x * Phi(x)] = Phi(x) + x * phi(x), with phi the standard normal density.
     *slope = Tensor::uninitialized(x.shape());
     float* dy = slope->data();
-    const float inv_sqrt_2pi = 0.3989422804014327f;
     #pragma omp parallel for simd if (n > 65536) schedule(static)
     for (int64_t i = 0; i < n; ++i) {
         const float cdf = 0.5f * (1.0f + erff(in[i] * float(M_SQRT1_2)));

@@ -49,6 +49,14 @@ Tensor scale(const Tensor& a, float factor) {
     return out;
 }
 
+void repeat_row(float* out, int64_t rows, const float* row, int64_t width) {
+    if (rows == 0) return;
+    std::copy_n(row, width, out);
+    // The rows written so far are copied onward, doubling each time: a few long copies, not one per row.
+    for (int64_t done = 1; done < rows; done *= 2)
+        std::copy_n(out, std::min(done, rows - done) * width, out + done * width);
+}
+
 void add_scaled_inplace(Tensor& dst, const Tensor& src, float alpha) {
     check_same_shape("add_scaled_inplace", dst.shape(), src.shape());
     float* d = dst.data();
@@ -143,6 +151,58 @@ void softmax_row_backward(const float* y, const float* g, float* dx, int64_t vis
     #pragma omp simd
     for (int64_t j = 0; j < visible; ++j) dx[j] = y[j] * (g[j] - dot);
     for (int64_t j = std::max<int64_t>(visible, 0); j < length; ++j) dx[j] = 0.0f;
+}
+
+void layer_norm_rows(const float* x, const float* weight, const float* bias, float eps, int64_t rows, int64_t width,
+                     float* y, float* mean, float* rstd) {
+    // Float sums in `omp simd` order: vectorised, and the same order on every run.
+    #pragma omp parallel for if (rows * width > 65536) schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* xr = x + r * width;
+        float sum = 0.0f, sum_sq = 0.0f;
+        #pragma omp simd reduction(+ : sum)
+        for (int64_t c = 0; c < width; ++c) sum += xr[c];
+        const float mu = sum / static_cast<float>(width);
+        #pragma omp simd reduction(+ : sum_sq)
+        for (int64_t c = 0; c < width; ++c) sum_sq += (xr[c] - mu) * (xr[c] - mu);
+        const float inv = 1.0f / std::sqrt(sum_sq / static_cast<float>(width) + eps);
+        mean[r] = mu;
+        rstd[r] = inv;
+        float* yr = y + r * width;
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c) yr[c] = (xr[c] - mu) * inv * weight[c] + bias[c];
+    }
+}
+
+void layer_norm_row_backward(const float* x, const float* g, const float* weight, float mean, float rstd, int64_t width,
+                             float* dx, bool add_to_dx, float* dweight, float* dbias) {
+    float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
+    #pragma omp simd reduction(+ : sum_dxhat, sum_dxhat_xhat)
+    for (int64_t c = 0; c < width; ++c) {
+        const float dxhat = g[c] * weight[c];
+        sum_dxhat += dxhat;
+        sum_dxhat_xhat += dxhat * (x[c] - mean) * rstd;
+    }
+    if (dweight) {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c) dweight[c] += g[c] * (x[c] - mean) * rstd;
+    }
+    if (dbias) {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c) dbias[c] += g[c];
+    }
+    if (!dx) return;
+    const float mean_dxhat = sum_dxhat / static_cast<float>(width);
+    const float mean_dxhat_xhat = sum_dxhat_xhat / static_cast<float>(width);
+    if (add_to_dx) {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c)
+            dx[c] += rstd * (g[c] * weight[c] - mean_dxhat - (x[c] - mean) * rstd * mean_dxhat_xhat);
+    } else {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c)
+            dx[c] = rstd * (g[c] * weight[c] - mean_dxhat - (x[c] - mean) * rstd * mean_dxhat_xhat);
+    }
 }
 
 bool all_finite(const Tensor& a) {

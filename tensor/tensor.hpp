@@ -4,28 +4,13 @@
 #pragma once
 #include <cstdint>
 #include <string>
-#include <memory>
 #include <vector>
 
 #include "tensor/random.hpp"
 #include "tensor/shape.hpp"
+#include "tensor/uninitialized_allocator.hpp"
 
 namespace wai {
-
-// A std::allocator that leaves new floats uninitialised instead of zeroing them, so a result that
-// is about to be overwritten (a matmul's output, say) costs no memset.
-template <typename T>
-struct UninitializedAllocator : std::allocator<T> {
-    template <typename U>
-    struct rebind {
-        using other = UninitializedAllocator<U>;
-    };
-    template <typename U, typename... Args>
-    void construct(U* p, Args&&... args) {
-        if constexpr (sizeof...(Args) == 0) ::new (static_cast<void*>(p)) U;
-        else ::new (static_cast<void*>(p)) U(std::forward<Args>(args)...);
-    }
-};
 
 class Tensor {
 public:
@@ -62,7 +47,7 @@ public:
 
 private:
     Shape shape_;
-    std::vector<float, UninitializedAllocator<float>> data_;
+    std::vector<float, UninitializedAllocator<float>> data_;  // new numbers unset until written
 };
 
 // Throws std::invalid_argument "<op>: <a> and <b>: <why>" unless the shapes are equal.

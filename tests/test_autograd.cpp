@@ -202,7 +202,7 @@ struct WrongDouble final : Op {
     static Value forward(const Value& x) {
         return record("wrong_double", wai::scale(x.value(), 2.0f), {x}, std::make_unique<WrongDouble>());
     }
-    void apply(Node& out) override { add_scaled_inplace(out.parents[0].grad_buffer(), out.grad, 1.0f); }
+    void backward(Node& out) override { add_scaled_inplace(out.parents[0].grad_buffer(), out.grad, 1.0f); }
 };
 
 }  // namespace

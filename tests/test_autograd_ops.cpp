@@ -263,25 +263,3 @@ TEST_CASE("linear equals matmul with the weight transposed plus the bias, and it
     CHECK(r.passed);
     CHECK_THROWS_WITH(linear(x, Value(Tensor::zeros({5, 3})), b), Catch::Contains("linear") && Catch::Contains("(2, 3, 4)"));
 }
-
-TEST_CASE("linear_outputs equals linear split along the last axis, and its gradients check", "[autograd][linear]") {
-    Generator g(22);
-    Value x(Tensor::normal({2, 3, 4}, 0, 1, g), true), w(Tensor::normal({6, 4}, 0, 1, g), true),
-        b(Tensor::normal({6}, 0, 1, g), true);
-    const std::vector<Value> thirds = split_last(linear(x, w, b), 3);
-    for (int part = 0; part < 3; ++part) {
-        const Tensor alone = linear_outputs(x, w, b, 2 * part, 2).value();
-        REQUIRE(alone.shape() == Shape{2, 3, 2});
-        for (int64_t i = 0; i < alone.numel(); ++i) CHECK(alone[i] == thirds[part].value()[i]);
-    }
-    // The three parts together, as attention uses them; default gradcheck tolerances.
-    const GradcheckResult r = gradcheck(
-        [](const std::vector<Value>& in) {
-            return add(add(linear_outputs(in[0], in[1], in[2], 0, 2), scale(linear_outputs(in[0], in[1], in[2], 2, 2), 2.0f)),
-                       multiply(linear_outputs(in[0], in[1], in[2], 4, 2), linear_outputs(in[0], in[1], in[2], 4, 2)));
-        },
-        {x, w, b});
-    INFO(r.worst);
-    CHECK(r.passed);
-    CHECK_THROWS_WITH(linear_outputs(x, w, b, 5, 2), Catch::Contains("linear") && Catch::Contains("(6, 4)"));
-}

@@ -1,19 +1,19 @@
-// The fused causal attention op: softmax(scale * q k^T + bias, causal) v, one (T, T) slice at a time.
+// fast::causal_attention: softmax(scale * q k^T + bias, causal) v as one op, one (T, T) slice at a time.
 // Each slice's scores go from the product that makes them through the softmax to the product that
-// reads them while they are still in cache, and the scale rides on the product (gemm's alpha)
-// instead of a pass of its own. causal_attention_reference is the same computation as the chain of
-// plain ops a reader would write (matmul, scale, add, softmax, matmul); a test holds them together.
-// Leaves out Tk > T (a key-value cache), dropout, and FlashAttention's tiling of long rows: a whole
-// (T, T) slice of scores is made at once.
+// reads them while they are still in cache, the scale rides on the product (gemm's alpha), and
+// evaluation keeps one (T, T) buffer per thread instead of every slice's weights. It replaces the
+// chain of plain ops in nn/attention.cpp (matmul, scale, add, softmax, matmul); a test holds them
+// together. Leaves out Tk > T (a key-value cache), dropout, and FlashAttention's tiling of long
+// rows: a whole (T, T) slice of scores is made at once.
 #include <omp.h>
 
 #include <algorithm>
 
-#include "autograd/ops.hpp"
+#include "autograd/fast/fast_ops.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/kernels.hpp"
 
-namespace wai {
+namespace wai::fast {
 
 namespace {  // each op type is private to its file
 
@@ -40,17 +40,17 @@ struct AttentionSizes {
 };
 
 struct CausalAttention final : Op {
-    AttentionSizes n;
+    AttentionSizes sizes;
     float scale;
     Tensor weights;  // (..., T, T): the softmax of every slice, what the backward reads
-    CausalAttention(const AttentionSizes& sizes, float s, Tensor w) : n(sizes), scale(s), weights(std::move(w)) {}
+    CausalAttention(const AttentionSizes& n, float s, Tensor w) : sizes(n), scale(s), weights(std::move(w)) {}
 
     // q, k, v (..., T, H), bias (trailing shape of (..., T, T)) or undefined -> (..., T, H)
     //   S = scale q k^T + bias;  P = causal softmax of S row by row;  Y = P v
     static Value forward(const Value& q, const Value& k, const Value& v, const Value& bias, float scale,
                          Tensor* weights_out) {
-        const AttentionSizes n(q, k, v, bias);
-        const int64_t T = n.T, H = n.H;
+        const AttentionSizes sizes(q, k, v, bias);
+        const int64_t T = sizes.T, H = sizes.H;
         bool needs_grad = grad_enabled() && (q.requires_grad() || k.requires_grad() || v.requires_grad());
         if (bias.defined()) needs_grad = needs_grad || (grad_enabled() && bias.requires_grad());
         // Every slice's weights are kept when the backward or the caller needs them; otherwise each
@@ -58,12 +58,12 @@ struct CausalAttention final : Op {
         const bool keep = needs_grad || weights_out != nullptr;
         Tensor weights = Tensor::uninitialized(keep ? q.shape().with_last(T) : Shape{omp_get_max_threads(), T, T});
         Tensor y = Tensor::uninitialized(q.shape());
-        #pragma omp parallel for if (n.parallel()) schedule(static)
-        for (int64_t i = 0; i < n.slices; ++i) {
+        #pragma omp parallel for if (sizes.parallel()) schedule(static)
+        for (int64_t i = 0; i < sizes.slices; ++i) {
             float* p = weights.data() + (keep ? i : omp_get_thread_num()) * T * T;  // (T, T)
             float beta = 0.0f;
-            if (n.bias_slices > 0) {  // the bias goes in first and the product adds onto it
-                const float* b = bias.value().data() + (i % n.bias_slices) * T * T;
+            if (sizes.bias_slices > 0) {  // the bias goes in first and the product adds onto it
+                const float* b = bias.value().data() + (i % sizes.bias_slices) * T * T;
                 std::copy(b, b + T * T, p);
                 beta = 1.0f;
             }
@@ -75,18 +75,18 @@ struct CausalAttention final : Op {
         std::vector<Value> parents{q, k, v};
         if (bias.defined()) parents.push_back(bias);
         return record("causal_attention", std::move(y), std::move(parents),
-                      std::make_unique<CausalAttention>(n, scale, keep ? std::move(weights) : Tensor()));
+                      std::make_unique<CausalAttention>(sizes, scale, keep ? std::move(weights) : Tensor()));
     }
 
     // With G = dY, slice by slice:
     //   dv = P^T G;  dP = G v^T;  dS = P * (dP - rowsum(dP * P)) (0 where masked);
     //   dq = scale dS k;  dk = scale dS^T q;  dbias = dS summed over the slices that share a bias slice
-    void apply(Node& out) override {
+    void backward(Node& out) override {
         Value& q = out.parents[0];
         Value& k = out.parents[1];
         Value& v = out.parents[2];
         const bool bias_grad = out.parents.size() > 3 && out.parents[3].requires_grad();
-        const int64_t T = n.T, H = n.H;
+        const int64_t T = sizes.T, H = sizes.H;
         const Shape& s = q.shape();
         Tensor dq = q.requires_grad() ? Tensor::uninitialized(s) : Tensor();
         Tensor dk = k.requires_grad() ? Tensor::uninitialized(s) : Tensor();
@@ -94,8 +94,8 @@ struct CausalAttention final : Op {
         // dS of every slice when the bias learns (summed below); otherwise one (T, T) buffer per thread.
         Tensor ds = Tensor::uninitialized(bias_grad ? s.with_last(T) : Shape{omp_get_max_threads(), T, T});
         const float* g = out.grad.data();
-        #pragma omp parallel for if (n.parallel()) schedule(static)
-        for (int64_t i = 0; i < n.slices; ++i) {
+        #pragma omp parallel for if (sizes.parallel()) schedule(static)
+        for (int64_t i = 0; i < sizes.slices; ++i) {
             const float* p = weights.data() + i * T * T;
             const float* gi = g + i * T * H;
             float* dsi = ds.data() + (bias_grad ? i : omp_get_thread_num()) * T * T;
@@ -124,14 +124,4 @@ Value causal_attention(const Value& q, const Value& k, const Value& v, const Val
     return CausalAttention::forward(q, k, v, bias, scale, weights);
 }
 
-Value causal_attention_reference(const Value& q, const Value& k, const Value& v, const Value& bias, float scale,
-                                 Tensor* weights) {
-    const AttentionSizes n(q, k, v, bias);  // the same shape checks as the fused op
-    Value scores = wai::scale(matmul(q, k, false, true), scale);  // (..., T, T)
-    if (bias.defined()) scores = add(scores, bias);
-    const Value p = softmax(scores, /*causal=*/true);  // (..., T, T)
-    if (weights) *weights = p.value();
-    return matmul(p, v);  // (..., T, H)
-}
-
-}  // namespace wai
+}  // namespace wai::fast

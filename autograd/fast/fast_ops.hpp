@@ -1,0 +1,29 @@
+// The fast kernels: ops that compute what a chain of plain ops (autograd/ops.hpp) computes, with
+// fewer passes over memory. Each replaces plain ops in one place, chosen by the kernels setting
+// (nn/kernels_setting.hpp), and a test holds each to the plain ops it replaces: the same values and
+// gradients within float rounding. Shapes use the letters of autograd/ops.hpp.
+// Leaves out the plain ops themselves, and RoPE's fast op (positional/fast/rope.hpp).
+#pragma once
+#include <vector>
+
+#include "autograd/ops.hpp"
+
+namespace wai::fast {
+
+// causal_attention.cpp: softmax(scale * q k^T + bias, causal) v with q, k, v (..., T, H) and bias
+// undefined or of a trailing shape of the scores (..., T, T) (for heads, (NH, T, T)) -> (..., T, H).
+// weights, when given, receives the softmax (..., T, T). Replaces matmul, scale, add, softmax, matmul.
+Value causal_attention(const Value& q, const Value& k, const Value& v, const Value& bias, float scale,
+                       Tensor* weights = nullptr);
+
+// linear_split.cpp: split_last(linear(x, weight, bias), parts), each part computed from its own rows
+// of weight and bias: (..., in), (parts*C, in), (parts*C) -> parts x (..., C).
+std::vector<Value> linear_split(const Value& x, const Value& weight, const Value& bias, int parts);
+
+// gelu.cpp: gelu(x), keeping GELU'(x) from the forward; the backward works where the gradient lies.
+Value gelu(const Value& x);  // (...) -> (...)
+
+// layer_norm.cpp: layer_norm(x, weight, bias, eps), the backward writing dx without a new tensor.
+Value layer_norm(const Value& x, const Value& weight, const Value& bias, float eps = 1e-5f);  // (..., D)
+
+}  // namespace wai::fast
