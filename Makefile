@@ -127,7 +127,7 @@ $(RESULTS)/runs/%.txt: | $(BUILD)/train_position
 $(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-# One thread: the experiment runs one thread per run (DESIGN.md section 6).
+# One thread: the experiment runs one thread per run (docs/performance.md, "Threads: one per run").
 bench: check-deps $(BUILD)/bench_step
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1
 

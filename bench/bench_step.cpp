@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
     const int threads = parse_flag(argc, argv, "--threads", 1);
     set_threads(threads);
     const int64_t B = 64, T = 32;
-    // 2 is OpenBLAS's OpenMP build; the pthread build beside our OpenMP loops is 3-5x slower (DESIGN.md section 6).
+    // 2 is OpenBLAS's OpenMP build; the pthread build beside our OpenMP loops is 3-5x slower (docs/performance.md, section 3).
     if (openblas_get_parallel() != 2)
         std::fprintf(stderr, "bench_step: warning: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d); "
                              "install libopenblas-openmp-dev\n", openblas_get_parallel());

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """torch_step.py: the same training step as bench/bench_step.cpp, in PyTorch, for `make bench-torch`.
 
-The model is tests/reference/make_golden.py's (DESIGN.md sections 3-4, whereami's names), trained
+The model is tests/reference/make_golden.py's (docs/design.md section 3, whereami's names), trained
 on lag with rope (B=64, T=32) by AdamW; prints the median ms per step over repeats and the peak
 resident memory, in the format bench_step prints. Run with Debian's python3-torch (1.13):
   OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/torch_step.py [--threads N]

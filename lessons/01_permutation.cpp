@@ -2,7 +2,7 @@
 // outputs and changes nothing else; with a causal mask that is no longer true. First with the
 // autograd ops, exactly as the chapter's numpy (T = 5, H = 8); then with our real layer,
 // CausalSelfAttention under the "none" scheme, which is causal and has no other notion of place.
-// Mirrors "Attention can't see order" (where-am-i.txt) and "The claim" (llm-mastery-23.txt).
+// Mirrors "Attention can't see order" (Where Am I?) and "The claim" (LLM Mastery 23).
 // Leaves out training: what a model learns from the causal mask's signal is lesson 08's.
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // per position, added together before the first layer; position 5 always gets the same vector; and
 // the failure mode: a table of 128 rows has no row for position 128.
 // Mirrors "Worked example: learned absolute embeddings" and "Failure mode: context-length
-// extrapolation" (llm-mastery-23.txt), and "Adding position to the tokens" (where-am-i.txt).
+// extrapolation" (LLM Mastery 23), and "Adding position to the tokens" (Where Am I?).
 // Leaves out the sinusoid table (lesson 03) and training a model with it (lesson 08).
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Lesson 03: Vaswani's sinusoids, the fixed table the original Transformer adds to its tokens.
 // Prints a few rows, checks that every position up to 1024 has its own pattern, and measures the
 // fast dimensions that tell neighbours apart against the slow ones that change over thousands.
-// Mirrors "Adding position to the tokens" (where-am-i.txt). Leaves out the learned table (lesson 02)
+// Mirrors "Adding position to the tokens" (Where Am I?). Leaves out the learned table (lesson 02)
 // and why a model trained at length 32 still fails past it (the chapter's experiment, lesson 08).
 #include <cmath>
 #include <cstdio>

@@ -2,7 +2,7 @@
 // for a short sequence, the geometric slopes 1/2 ... 1/256 for 8 heads, and why a penalty alone
 // cannot single out "exactly three back": with equal content scores, its attention weights fall
 // with every step of distance, for the steep slope 1/2 and the gentle 1/16 alike.
-// Mirrors "Penalizing distance: ALiBi" (where-am-i.txt). Leaves out what content scores add on top
+// Mirrors "Penalizing distance: ALiBi" (Where Am I?). Leaves out what content scores add on top
 // of the penalty in a trained model (the chapter's experiment, lesson 08) and T5's learned biases.
 #include <algorithm>
 #include <cmath>

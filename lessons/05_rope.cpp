@@ -2,8 +2,8 @@
 // a query at m and a key at n depends only on n - m. The chapter's printed check, recomputed with
 // our rotation (H = 8, base 10000): equal scores at (3, 5), (10, 12), (100, 102), a different one
 // at (3, 10), and a rotation that keeps every vector's length.
-// Mirrors "RoPE: rotate, so only the difference counts" (where-am-i.txt) and "Worked example: RoPE,
-// rotating instead of adding" (llm-mastery-23.txt). Leaves out the course's exercise (lesson 06),
+// Mirrors "RoPE: rotate, so only the difference counts" (Where Am I?) and "Worked example: RoPE,
+// rotating instead of adding" (LLM Mastery 23). Leaves out the course's exercise (lesson 06),
 // the pairing convention (lesson 07) and the choice of base (lesson 10).
 #include <algorithm>
 #include <cmath>

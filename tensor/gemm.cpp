@@ -1,5 +1,5 @@
 // Matrix products through cblas_sgemm, and the reference loop they are tested against.
-// Leaves out our own blocked kernels: OpenBLAS's are near the machine's peak (DESIGN.md section 6).
+// Leaves out our own blocked kernels: OpenBLAS's are near the machine's peak (docs/performance.md, section 3).
 #include "tensor/gemm.hpp"
 
 #include <cblas.h>

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """make_golden.py: PyTorch's numbers for tests/test_golden.cpp, the yardstick our engine is held to.
 
-The model of DESIGN.md sections 3-4 written in PyTorch with whereami's parameter names, run for one
+The model of docs/design.md section 3 written in PyTorch with whereami's parameter names, run for one
 batch (B=2, T=32) of each task and each of the chapter's seven schemes: forward, cross-entropy,
 backward, one AdamW step. It writes tests/reference/golden_<task>_<scheme>.safetensors (':' in the
 scheme written '-'), by hand with struct and json, all tensors F32 (token ids and targets too: they
