@@ -88,6 +88,21 @@ $(LIBRARY): $(LIB_OBJECTS)
 	@rm -f $@
 	ar rcs $@ $^
 
+# The learner's build: the lessons, the exercises and the library they link are compiled with
+# bounds-checked indexing (tensor/tensor.hpp) and the standard library's own checks, so an index one
+# past the end stops with the tensor's shape and the index instead of reading a wrong number. The
+# programs the experiment runs use the unchecked library above.
+CHECKED_BUILD   := $(BUILD)/checked
+CHECKED_FLAGS   := -D_GLIBCXX_ASSERTIONS -DWAI_CHECKED_INDEXING
+CHECKED_LIBRARY := $(CHECKED_BUILD)/libwhereami.a
+$(CHECKED_BUILD)/%.o: %.cpp Makefile
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
+$(CHECKED_BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
+$(CHECKED_LIBRARY): $(LIB_SOURCES:%.cpp=$(CHECKED_BUILD)/%.o)
+	@rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/%: $(BUILD)/tasks/%.o $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
@@ -124,15 +139,18 @@ experiment-runs: $(RUN_FILES)
 $(RESULTS)/runs/%.txt: | $(BUILD)/train_position
 	@tasks/run_one.sh $@ $(words $(RUN_FILES)) $(BUILD)/train_position $(RUN_FLAGS)
 
-$(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(LIBRARY)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+# The benchmark's matmul bookkeeping wraps cblas_sgemm at link time (bench/gemm_recording.hpp).
+$(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(BUILD)/bench/gemm_recording.o $(LIBRARY)
+	$(CXX) $(LDFLAGS) -Wl,--wrap=cblas_sgemm $^ -o $@ $(LDLIBS)
 
 # One thread: the experiment runs one thread per run (docs/performance.md, "Threads: one per run").
+# Both kernels settings, their repeats in turn (KERNELS=plain or fast for one).
+KERNELS ?= both
 bench: check-deps $(BUILD)/bench_step
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 --kernels $(KERNELS)
 
 # PyTorch (Debian python3-torch, never needed by the build) on the same model and step, one thread,
-# after ours, in the same run; the last line is their ratio. PyTorch's BLAS is the same system
+# after ours (both kernels settings), in the same run; the last two lines are the ratios. PyTorch's BLAS is the same system
 # OpenBLAS, so it gets the kernels ours picked (tensor/runtime.hpp): otherwise, on a CPU newer than
 # OpenBLAS 0.3.21, it would run the generic ones and look twice as slow as it is.
 bench-torch: check-deps $(BUILD)/bench_step
@@ -141,8 +159,11 @@ bench-torch: check-deps $(BUILD)/bench_step
 	@kernels=$$(sed -n 's/.*OpenBLAS \([A-Za-z0-9]*\) kernels.*/\1/p' $(BUILD)/bench_ours.txt); \
 	 OPENBLAS_CORETYPE=$$kernels OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/torch_step.py --threads 1 | tee $(BUILD)/bench_torch.txt
 	@torch_ms=$$(sed -n 's/.*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_torch.txt); \
-	 ours_ms=$$(sed -n 's/.*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_ours.txt); \
-	 awk -v t=$$torch_ms -v o=$$ours_ms 'BEGIN { printf "bench-torch: PyTorch %.2f ms / whereami %.2f ms per step = %.2fx\n", t, o, t / o }'
+	 fast_ms=$$(sed -n 's/.*fast kernels: .*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_ours.txt); \
+	 plain_ms=$$(sed -n 's/.*plain kernels: .*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_ours.txt); \
+	 awk -v t=$$torch_ms -v f=$$fast_ms -v p=$$plain_ms 'BEGIN { \
+	   printf "bench-torch: PyTorch %.2f ms / whereami fast kernels %.2f ms per step = %.2fx\n", t, f, t / f; \
+	   printf "bench-torch: PyTorch %.2f ms / whereami plain kernels %.2f ms per step = %.2fx\n", t, p, t / p }'
 
 # Catch2's main is compiled once into its own object: it is the slow part of a test build.
 $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)
@@ -158,4 +179,4 @@ include lessons/lessons.mk
 include tasks/extension.mk plots/plots.mk
 include tests/reliability.mk tests/fuzz/fuzz.mk
 
--include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d)
+-include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)

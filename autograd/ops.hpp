@@ -1,5 +1,5 @@
 // Every plain differentiable op of the engine, one declaration each; each is defined, forward beside
-// backward, in the file named on its line, and each backward writes every share fresh.
+// backward, in the file named on its line; no backward reuses the memory of its incoming gradient.
 // Shapes: B batch, T time (query positions), Tk key positions, D model width, NH heads, H head width
 // (D = NH * H), V vocabulary (or classes), M, N, K a matrix product's rows, columns and inner size.
 // Leaves out the model's layers (nn/), the position schemes' own ops (positional/), and the fast

@@ -1,9 +1,11 @@
 // bench_step: how fast one training step of the experiment's model is, and where the time goes.
-// Trains lag with rope (B=64, T=32, D=64, 2 layers, 1 head, MLP 256) and prints the median over
-// repeats of ms per step, tokens per second, the matmuls' share and their achieved GFLOP/s next to
-// what cblas_sgemm reaches alone on the very same shapes (the matmul-bound floor of a step), the
-// split into forward, backward and optimizer, and the process's peak resident memory.
-//   build/bench_step [--steps N] [--repeats R] [--threads T]
+// Trains lag with rope (B=64, T=32, D=64, 2 layers, 1 head, MLP 256) on each kernels setting asked
+// for (nn/kernels_setting.hpp; by default both, their repeats taken in turn so that both see the
+// same machine) and prints for each the median over repeats of ms per step, tokens per second, the
+// matmuls' share and their achieved GFLOP/s next to what cblas_sgemm reaches alone on the very same
+// shapes (the matmul-bound floor of a step), and the split into forward, backward and optimizer;
+// then the process's peak resident memory.
+//   build/bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both]
 // Leaves out comparisons with PyTorch (bench/torch_step.py, make bench-torch).
 #include <cblas.h>
 #include <sys/resource.h>
@@ -12,6 +14,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -20,10 +23,13 @@
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/task.hpp"
+#include "bench/gemm_recording.hpp"
+#include "nn/kernels_setting.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/runtime.hpp"
 
 using namespace wai;
+using namespace wai::bench;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -56,80 +62,89 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
     return total;
 }
 
-// The flags are --steps N, --repeats N and --threads N; anything else, a flag without its value, or
-// a value that is not a whole number from 1 to 100000 ("5x" included) is refused with one line.
+// The flags are --steps N, --repeats N, --threads N and --kernels plain|fast|both; anything else, a
+// flag without its value, or a value out of its range ("5x" included) is refused with one line.
 [[noreturn]] void refuse(const std::string& problem) {
-    std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N)\n", problem.c_str());
+    std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both)\n",
+                 problem.c_str());
     std::exit(2);
 }
 
-int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
+// The value of the last `name` given, or nullptr; every flag is checked to be known and to have a value.
+const char* flag_value(int argc, char** argv, const std::string& name) {
     for (int i = 1; i < argc; i += 2) {
         const std::string flag = argv[i];
-        if (flag != "--steps" && flag != "--repeats" && flag != "--threads") refuse("unknown argument '" + flag + "'");
+        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels")
+            refuse("unknown argument '" + flag + "'");
         if (i + 1 >= argc) refuse(flag + " needs a value");
     }
     for (int i = argc - 2; i >= 1; i -= 2)  // the last one given wins
-        if (argv[i] == name) {
-            char* end = nullptr;
-            const long value = std::strtol(argv[i + 1], &end, 10);
-            if (*argv[i + 1] == '\0' || *end != '\0' || value <= 0 || value > 100000)
-                refuse(name + " needs a whole number from 1 to 100000, got '" + argv[i + 1] + "'");
-            return static_cast<int>(value);
-        }
-    return fallback;
+        if (argv[i] == name) return argv[i + 1];
+    return nullptr;
 }
 
-}  // namespace
+std::vector<Kernels> parse_kernels_flag(int argc, char** argv) {
+    const char* value = flag_value(argc, argv, "--kernels");
+    const std::string text = value ? value : "both";
+    if (text == "both") return {Kernels::fast, Kernels::plain};
+    if (text == "plain" || text == "fast") return {parse_kernels(text)};
+    refuse("--kernels needs plain, fast or both, got '" + text + "'");
+}
 
-int main(int argc, char** argv) {
-    prepare_process(argv);
-    const int steps = parse_flag(argc, argv, "--steps", 40);
-    const int repeats = parse_flag(argc, argv, "--repeats", 7);
-    const int threads = parse_flag(argc, argv, "--threads", 1);
-    set_threads(threads);
-    const int64_t B = 64, T = 32;
-    // 2 is OpenBLAS's OpenMP build; the pthread build beside our OpenMP loops is 3-5x slower (docs/performance.md, section 3).
-    if (openblas_get_parallel() != 2)
-        std::fprintf(stderr, "bench_step: warning: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d); "
-                             "install libopenblas-openmp-dev\n", openblas_get_parallel());
+int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
+    const char* text = flag_value(argc, argv, name);
+    if (text == nullptr) return fallback;
+    char* end = nullptr;
+    const long value = std::strtol(text, &end, 10);
+    if (*text == '\0' || *end != '\0' || value <= 0 || value > 100000)
+        refuse(name + " needs a whole number from 1 to 100000, got '" + text + "'");
+    return static_cast<int>(value);
+}
 
-    const Task task = make_task("lag");
-    TransformerConfig config;
-    config.vocab = task.vocab;
-    config.outputs = task.outputs();
-    Generator init(1), data(2);
-    Transformer model(config, make_position_encoding(parse_position_spec("rope"), config.dim, config.heads, init), init);
-    AdamW optimizer(model.parameters());
-
-    PhaseTimes phases;
-    auto step = [&](PhaseTimes* times) {
-        const Batch batch = task.sample(data, B, T);
-        auto start = Clock::now();
-        Value loss = sequence_loss(model.forward(batch.tokens, B, T), batch.targets);
-        if (times) times->forward += seconds_since(start);
-        start = Clock::now();
-        optimizer.zero_grad();
-        loss.backward();
-        if (times) times->backward += seconds_since(start);
-        start = Clock::now();
-        optimizer.step();
-        if (times) times->optimizer += seconds_since(start);
-    };
-
-    for (int i = 0; i < 5; ++i) step(nullptr);  // warm-up: first allocations, BLAS buffers
-    // The headline time comes from repeats with the matmul bookkeeping off; the matmuls' share and
-    // rate from as many repeats again with it on (it times every product, which costs a little).
+// One kernels setting's model, optimizer and data, and what its repeats measured.
+struct Run {
+    Kernels kernels;
+    Task task = make_task("lag");
+    Generator init{1}, data{2};
+    std::unique_ptr<Transformer> model;
+    std::unique_ptr<AdamW> optimizer;
     std::vector<double> ms_per_step, matmul_share, matmul_gflops;
     double matmul_flops_per_step = 0;
     std::vector<GemmShapeStats> shapes;
-    for (int r = 0; r < 2 * repeats; ++r) {
-        const bool recorded = r % 2 == 1;
+    PhaseTimes phases;
+
+    explicit Run(Kernels k) : kernels(k) {
+        TransformerConfig config;
+        config.vocab = task.vocab;
+        config.outputs = task.outputs();
+        model = std::make_unique<Transformer>(
+            config, make_position_encoding(parse_position_spec("rope"), config.dim, config.heads, init), init);
+        optimizer = std::make_unique<AdamW>(model->parameters());
+    }
+
+    void step(int64_t B, int64_t T, PhaseTimes* times) {
+        const KernelsScope scope(kernels);
+        const Batch batch = task.sample(data, B, T);
+        auto start = Clock::now();
+        Value loss = sequence_loss(model->forward(batch.tokens, B, T), batch.targets);
+        if (times) times->forward += seconds_since(start);
+        start = Clock::now();
+        optimizer->zero_grad();
+        loss.backward();
+        if (times) times->backward += seconds_since(start);
+        start = Clock::now();
+        optimizer->step();
+        if (times) times->optimizer += seconds_since(start);
+    }
+
+    // One repeat of `steps` steps. The headline time comes from repeats with the matmul bookkeeping
+    // off; the matmuls' share and rate from as many repeats with it on (it times every product).
+    void repeat(int64_t B, int64_t T, int steps, int repeats, bool recorded) {
         clear_gemm_stats();
         set_gemm_recording(recorded);
         PhaseTimes times;
         const auto start = Clock::now();
-        for (int s = 0; s < steps; ++s) step(recorded ? nullptr : &times);
+        for (int s = 0; s < steps; ++s) step(B, T, recorded ? nullptr : &times);
         const double elapsed = seconds_since(start);
         set_gemm_recording(false);
         if (!recorded) {
@@ -137,7 +152,7 @@ int main(int argc, char** argv) {
             phases.forward += times.forward / steps / repeats;
             phases.backward += times.backward / steps / repeats;
             phases.optimizer += times.optimizer / steps / repeats;
-            continue;
+            return;
         }
         shapes = gemm_stats();
         double gemm_seconds = 0, flops = 0;
@@ -149,24 +164,59 @@ int main(int argc, char** argv) {
         matmul_gflops.push_back(flops / gemm_seconds / 1e9);
         matmul_flops_per_step = flops / steps;
     }
-    std::vector<double> floors;
-    for (int r = 0; r < 5; ++r) floors.push_back(sgemm_floor_seconds(shapes, steps));
-    const double floor_ms = 1e3 * median(floors);
 
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    const double step_ms = median(ms_per_step);
+    // Returns the median ms per step.
+    double report(int64_t B, int64_t T, int steps, int repeats) const {
+        std::vector<double> floors;
+        for (int r = 0; r < 5; ++r) floors.push_back(sgemm_floor_seconds(shapes, steps));
+        const double floor_ms = 1e3 * median(floors);
+        const double step_ms = median(ms_per_step);
+        const char* name = kernels_name(kernels);
+        std::printf("bench: %s kernels: median of %d repeats x %d steps: %.2f ms per step (min %.2f, max %.2f), %.0f tokens/s\n",
+                    name, repeats, steps, step_ms, *std::min_element(ms_per_step.begin(), ms_per_step.end()),
+                    *std::max_element(ms_per_step.begin(), ms_per_step.end()), B * T / (step_ms / 1e3));
+        std::printf("bench: %s kernels: matmuls %.2f GFLOP per step, %.0f%% of the step, at %.1f GFLOP/s; cblas_sgemm alone "
+                    "on the same shapes: %.2f ms (%.1f GFLOP/s), the floor: step / floor = %.2f\n",
+                    name, matmul_flops_per_step / 1e9, 100 * median(matmul_share), median(matmul_gflops), floor_ms,
+                    matmul_flops_per_step / (floor_ms / 1e3) / 1e9, step_ms / floor_ms);
+        std::printf("bench: %s kernels: forward %.2f ms, backward %.2f ms, optimizer %.2f ms (means)\n", name,
+                    1e3 * phases.forward, 1e3 * phases.backward, 1e3 * phases.optimizer);
+        return step_ms;
+    }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    prepare_process(argv);
+    const int steps = parse_flag(argc, argv, "--steps", 40);
+    const int repeats = parse_flag(argc, argv, "--repeats", 7);
+    const int threads = parse_flag(argc, argv, "--threads", 1);
+    const std::vector<Kernels> kernels = parse_kernels_flag(argc, argv);
+    set_threads(threads);
+    const int64_t B = 64, T = 32;
+    // 2 is OpenBLAS's OpenMP build; the pthread build beside our OpenMP loops is 3-5x slower (docs/performance.md, section 3).
+    if (openblas_get_parallel() != 2)
+        std::fprintf(stderr, "bench_step: warning: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d); "
+                             "install libopenblas-openmp-dev\n", openblas_get_parallel());
+
+    std::vector<std::unique_ptr<Run>> runs;
+    for (Kernels k : kernels) runs.push_back(std::make_unique<Run>(k));
+    for (auto& run : runs)
+        for (int i = 0; i < 5; ++i) run->step(B, T, nullptr);  // warm-up: first allocations, BLAS buffers
+    // The settings' repeats in turn, so that a change in the machine's speed falls on both alike.
+    for (int r = 0; r < 2 * repeats; ++r)
+        for (auto& run : runs) run->repeat(B, T, steps, repeats, /*recorded=*/r % 2 == 1);
+
     std::printf("bench: lag rope, B=%lld T=%lld, %d threads, OpenBLAS %s kernels, openblas_get_parallel() = %d (the OpenMP build)\n",
                 static_cast<long long>(B), static_cast<long long>(T), threads, blas_kernels(), openblas_get_parallel());
-    std::printf("bench: median of %d repeats x %d steps: %.2f ms per step (min %.2f, max %.2f), %.0f tokens/s\n", repeats,
-                steps, step_ms, *std::min_element(ms_per_step.begin(), ms_per_step.end()),
-                *std::max_element(ms_per_step.begin(), ms_per_step.end()), B * T / (step_ms / 1e3));
-    std::printf("bench: matmuls %.2f GFLOP per step, %.0f%% of the step, at %.1f GFLOP/s; cblas_sgemm alone on the same "
-                "shapes: %.2f ms (%.1f GFLOP/s), the floor: step / floor = %.2f\n",
-                matmul_flops_per_step / 1e9, 100 * median(matmul_share), median(matmul_gflops), floor_ms,
-                matmul_flops_per_step / (floor_ms / 1e3) / 1e9, step_ms / floor_ms);
-    std::printf("bench: forward %.2f ms, backward %.2f ms, optimizer %.2f ms (means)\n", 1e3 * phases.forward,
-                1e3 * phases.backward, 1e3 * phases.optimizer);
-    std::printf("bench: peak resident memory %.1f MB\n", usage.ru_maxrss / 1024.0);
+    std::vector<double> step_ms;
+    for (const auto& run : runs) step_ms.push_back(run->report(B, T, steps, repeats));
+    if (runs.size() == 2)
+        std::printf("bench: plain / fast = %.2f: the same step takes that many times as long on the plain kernels\n",
+                    step_ms[1] / step_ms[0]);
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    std::printf("bench: peak resident memory %.1f MB (both settings' models together)\n", usage.ru_maxrss / 1024.0);
     return 0;
 }

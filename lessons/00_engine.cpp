@@ -28,7 +28,7 @@ void print_matrix(const char* name, const wai::Tensor& m) {
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
 
     // A Value is a handle to a node of the graph. A leaf made with requires_grad = true is a
     // parameter: the engine will want its gradient. The input x is a plain leaf: nothing about

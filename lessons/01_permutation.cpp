@@ -74,7 +74,7 @@ wai::Tensor attend(const wai::Tensor& X, const Projections& w, bool causal) {
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
     wai::Generator generator(0);
 
     // The chapter's set-up: five tokens of width 8, and three random projections scaled by 1/√H so

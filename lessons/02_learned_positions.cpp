@@ -50,7 +50,7 @@ double distance_to_row(const std::vector<float>& vector, const wai::Tensor& tabl
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
     wai::Generator generator(2);
     const wai::Embedding token_table(V, D, generator);                                  // (V, D)
     const wai::LearnedPositions position_table(wai::learned_table_rows, D, generator);  // (128, D)

@@ -33,7 +33,7 @@ double row_distance(const wai::Tensor& table, int64_t p, int64_t q, int64_t firs
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
 
     // pe[p, 2i] = sin(p·θ_i), pe[p, 2i+1] = cos(p·θ_i), θ_i = 10000^(-2i/D). Each pair of dimensions
     // is a point going round a circle, one step of θ_i per position: pair 0 by one radian a step,

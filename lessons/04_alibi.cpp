@@ -32,7 +32,7 @@ std::vector<double> weights_by_distance(double slope, int64_t T) {
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
 
     // For a query at m and a key at n <= m, ALiBi subtracts slope·(m - n) from their score. Nothing
     // is added to the tokens and nothing is learned: a fixed matrix joins the scores just before the

@@ -41,7 +41,7 @@ bool relatively_close(double a, double b, double relative) { return std::abs(a -
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
 
     // One frequency per pair: θ_i = base^(-2i/H). Pair 0 turns one radian per position, the last
     // pair 1/1000 of one: fast pairs tell neighbours apart, slow ones measure long distances.

@@ -10,7 +10,6 @@
 #include <charconv>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -155,12 +154,7 @@ void try_positions(const Tensor& vector) {
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    const bool interactive = argc == 2 && std::strcmp(argv[1], "--try") == 0;
-    if (argc > 1 && !interactive) {
-        std::fprintf(stderr, "%s: unknown argument '%s': the only one is --try (usage: %s [--try])\n", argv[0],
-                     argv[argc > 2 && std::strcmp(argv[1], "--try") == 0 ? 2 : 1], argv[0]);
-        return 2;
-    }
+    const bool interactive = lesson::take_arguments(argc, argv, "--try");
 
     // First, is the transcription right? The library's rope_rotate (positional/rope.hpp) rotates row t
     // of a (T, H) block by t * theta_i with the same interleaved pairs (2i, 2i+1). It computes the

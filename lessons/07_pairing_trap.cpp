@@ -99,7 +99,7 @@ std::vector<int> predictions(const wai::Transformer& model, const wai::Batch& ba
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
     wai::set_threads(1);  // a small model: a second thread gains little, and it loses a lot on a busy machine
 
     // 1. The mathematics. Take random queries and keys (T, H) = (16, 8). Score them with interleaved

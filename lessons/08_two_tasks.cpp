@@ -84,7 +84,7 @@ wai::RunResult short_run(const wai::RunConfig& config) {
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
     // One thread, as each run of `make experiment` has: the timing printed at the end then predicts
     // the experiment's, and the lesson does not fight other work for the two cores.
     wai::set_threads(1);

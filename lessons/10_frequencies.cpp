@@ -47,7 +47,7 @@ std::string with_commas(double value, int decimals) {
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
     const int64_t H = 128;  // a Llama-sized head: 64 pairs
     const std::vector<double> bases = {10000.0, 500000.0};
 

@@ -68,7 +68,7 @@ Accuracies train_and_extend(const std::string& task, const std::filesystem::path
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    lesson::take_no_arguments(argc, argv);
+    lesson::take_arguments(argc, argv);
     // One thread, as each run of make experiment-extension has.
     wai::set_threads(1);
 

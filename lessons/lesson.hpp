@@ -5,19 +5,51 @@
 #pragma once
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
 #include <string>
 
+#include "nn/kernels_setting.hpp"
 #include "tensor/runtime.hpp"
 
 namespace lesson {
 
-// For a lesson that takes no arguments: anything on its command line is refused with one line and exit
-// code 2, rather than ignored (a mistyped flag would otherwise seem to have done something).
-inline void take_no_arguments(int argc, char** argv) {
-    if (argc <= 1) return;
-    std::fprintf(stderr, "%s: unknown argument '%s': this lesson takes no arguments (lessons/README.md)\n", argv[0],
-                 argv[1]);
-    std::exit(2);
+// A lesson's command line: `--kernels plain|fast` (nn/kernels_setting.hpp: the model as a chain of
+// plain ops, or with the fast kernels swapped in; every claim holds on both), and `extra`, for a
+// lesson that has one flag of its own (lesson 06's --try). Returns whether `extra` was given.
+// Anything else is refused with one line and exit code 2, rather than ignored (a mistyped flag
+// would otherwise seem to have done something).
+// An error nothing caught (an index past a tensor's end, in a lesson you changed, say) ends the
+// lesson with its message on one line and exit code 1, rather than an abort and a core dump.
+[[noreturn]] inline void report_uncaught() {
+    try {
+        std::rethrow_exception(std::current_exception());
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "lesson stopped: %s\n", e.what());
+    } catch (...) {
+        std::fprintf(stderr, "lesson stopped: an unknown error\n");
+    }
+    std::exit(1);
+}
+
+inline bool take_arguments(int argc, char** argv, const char* extra = nullptr) {
+    std::set_terminate(report_uncaught);
+    bool extra_given = false;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (extra != nullptr && arg == extra) {
+            extra_given = true;
+            continue;
+        }
+        if (arg == "--kernels" && i + 1 < argc && (std::string(argv[i + 1]) == "plain" || std::string(argv[i + 1]) == "fast")) {
+            wai::set_kernels(wai::parse_kernels(argv[++i]));
+            continue;
+        }
+        std::fprintf(stderr, "%s: unknown argument '%s'%s: this lesson takes --kernels plain|fast%s%s (lessons/README.md)\n",
+                     argv[0], argv[i], arg == "--kernels" ? " without plain or fast after it" : "",
+                     extra ? " and " : "", extra ? extra : "");
+        std::exit(2);
+    }
+    return extra_given;
 }
 
 // Counts the claims that did not hold; finish() turns the count into the exit code.

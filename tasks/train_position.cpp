@@ -1,8 +1,9 @@
 // train_position: one run of the chapter's experiment from the command line, one result line on stdout.
 //   build/train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]
 //     [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N] [--eval-seqs N]
-//     [--threads N] [--quiet] [--load FILE] [--save FILE] [--extend METHOD[:s]]
+//     [--threads N] [--quiet] [--load FILE] [--save FILE] [--extend METHOD[:s]] [--kernels plain|fast]
 // --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
+// --kernels picks the ops the model is built from (nn/kernels_setting.hpp): the same result either way.
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
 // weights after training (safetensors, nn/weights_file.hpp; written to FILE.tmp, then renamed).
 // Progress goes to stderr when it is a terminal. Bad input: one line naming the fault, exit code 2; a run
@@ -22,6 +23,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "nn/kernels_setting.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
 #include "tensor/runtime.hpp"
@@ -34,14 +36,16 @@ const char* const usage =
     "usage: train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]\n"
     "                      [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N]\n"
     "                      [--eval-seqs N] [--threads N] [--quiet] [--load FILE] [--save FILE]\n"
-    "                      [--extend METHOD[:s]]\n"
+    "                      [--extend METHOD[:s]] [--kernels plain|fast]\n"
     "  TASK    lag | seen\n"
     "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope] | t5[:buckets]\n"
     "  SEED    a non-negative integer\n"
     "  --load FILE  start from these weights (safetensors); with --steps 0, only evaluate them\n"
     "  --save FILE  write the weights after training (safetensors)\n"
     "  --extend METHOD[:s]  test a RoPE model with context extension by s: pi, ntk or yarn; s defaults\n"
-    "               to the longest test length / the training length\n";
+    "               to the longest test length / the training length\n"
+    "  --kernels plain|fast  the model as a chain of plain ops, or with the fast kernels swapped in\n"
+    "               (the default; the same result either way)\n";
 
 struct UsageError : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
@@ -81,6 +85,7 @@ struct Options {
     RunConfig run;
     int threads = 0;  // 0: leave OpenMP's and OpenBLAS's own setting
     bool quiet = false;
+    Kernels kernels = Kernels::fast;
 };
 
 Options parse(int argc, char** argv) {
@@ -117,6 +122,7 @@ Options parse(int argc, char** argv) {
         else if (arg == "--load") r.load_path = value;
         else if (arg == "--save") r.save_path = value;
         else if (arg == "--extend") r.extension = value;
+        else if (arg == "--kernels") o.kernels = parse_kernels(value);
         else if (arg == "--threads") {
             const int64_t threads = parse_integer(value, arg);
             if (threads <= 0 || threads > 1024) throw UsageError("--threads must be between 1 and 1024, got " + value);
@@ -169,6 +175,7 @@ int main(int argc, char** argv) {
         return 2;
     }
     set_threads(options.threads);
+    set_kernels(options.kernels);
     try {
         ProgressLine line;
         const bool show = !options.quiet && isatty(STDERR_FILENO);

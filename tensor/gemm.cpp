@@ -4,27 +4,10 @@
 
 #include <cblas.h>
 
-#include <chrono>
-#include <map>
-#include <tuple>
-
 namespace wai {
 
-namespace {
-bool recording = false;
-std::map<std::tuple<bool, bool, int64_t, int64_t, int64_t>, GemmShapeStats> recorded;
-}  // namespace
-
-void set_gemm_recording(bool on) { recording = on; }
-void clear_gemm_stats() { recorded.clear(); }
-std::vector<GemmShapeStats> gemm_stats() {
-    std::vector<GemmShapeStats> out;
-    for (const auto& [key, stats] : recorded) out.push_back(stats);
-    return out;
-}
-
-static void blas_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
-                       const float* B, float beta, float* C) {
+void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, const float* B,
+           float beta, float* C) {
     if (M == 0 || N == 0) return;
     // Leading dimensions are the row lengths of A and B as they are stored.
     const int64_t lda = trans_a ? M : K;
@@ -32,24 +15,6 @@ static void blas_sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t
     cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
                 static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A,
                 static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(N));
-}
-
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, const float* B,
-           float beta, float* C) {
-    if (!recording) {
-        blas_sgemm(trans_a, trans_b, M, N, K, alpha, A, B, beta, C);
-        return;
-    }
-    const auto start = std::chrono::steady_clock::now();
-    blas_sgemm(trans_a, trans_b, M, N, K, alpha, A, B, beta, C);
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    #pragma omp critical(gemm_recording)  // products may run on several threads at once
-    {
-        GemmShapeStats& stats = recorded[{trans_a, trans_b, M, N, K}];
-        stats.trans_a = trans_a, stats.trans_b = trans_b, stats.M = M, stats.N = N, stats.K = K;
-        ++stats.calls;
-        stats.seconds += seconds;
-    }
 }
 
 void sgemm_reference(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,

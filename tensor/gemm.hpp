@@ -4,7 +4,6 @@
 // Leaves out broadcasting of batch dimensions beyond "one operand is a single matrix".
 #pragma once
 #include <cstdint>
-#include <vector>
 
 #include "tensor/tensor.hpp"
 
@@ -26,18 +25,6 @@ struct MatmulPlan {
     Shape out_shape;
 };
 MatmulPlan plan_matmul(const Shape& a, const Shape& b, bool trans_a, bool trans_b);
-
-// Bookkeeping for the benchmark (bench/): while recording is on, every sgemm call's sizes, count
-// and time are kept, grouped by shape. Off by default; then it costs one branch per call.
-struct GemmShapeStats {
-    bool trans_a, trans_b;
-    int64_t M, N, K;
-    int64_t calls = 0;
-    double seconds = 0.0;
-};
-void set_gemm_recording(bool on);
-std::vector<GemmShapeStats> gemm_stats();  // one entry per distinct shape, since the last clear
-void clear_gemm_stats();
 
 // (..., M, N) = op(a) · op(b)
 Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b = false);

@@ -173,6 +173,8 @@ TEST_CASE("train_position: each bad argument is refused with one line and exit c
         {"lag none 0 --lag 0", "--lag must be positive, got 0"},
         {"lag none 0 --vocab 0", "--vocab must be positive, got 0"},
         {"lag none 0 --threads 0", "--threads must be between 1 and 1024, got 0"},
+        {"lag none 0 --kernels fused", "unknown kernels 'fused': the choices are plain (the chain of plain ops) and fast"},
+        {"lag none 0 --kernels", "--kernels needs a value"},
         {"lag none 0 --lr 0", "--lr must be a positive number"},
         {"lag none 0 --lr -0.001", "--lr must be a positive number"},
         // Sizes far too large: refused before they overflow a product (--batch 2^62 was a segfault)
@@ -344,6 +346,7 @@ TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, befo
         {"--steps 5x", "--steps needs a whole number from 1 to 100000, got '5x'"},
         {"--threads 0", "--threads needs a whole number from 1 to 100000, got '0'"},
         {"--repeats <empty>", "--repeats needs a whole number from 1 to 100000, got ''"},
+        {"--kernels fused", "--kernels needs plain, fast or both, got 'fused'"},
     };
     for (const auto& [line, message] : cases) {
         INFO("bench_step " << line);
@@ -364,7 +367,10 @@ TEST_CASE("lessons: an argument a lesson does not take is refused with one line 
     }
     CHECK(lessons >= 11);
     check_one_line_refusal(run(folder, "lessons/06_rope_exercise", {"--try", "extra"}), 2,
-                           build_dir + "/lessons/06_rope_exercise", "unknown argument 'extra': the only one is --try");
+                           build_dir + "/lessons/06_rope_exercise",
+                           "unknown argument 'extra': this lesson takes --kernels plain|fast and --try");
+    check_one_line_refusal(run(folder, "lessons/05_rope", {"--kernels", "fused"}), 2, build_dir + "/lessons/05_rope",
+                           "unknown argument '--kernels' without plain or fast after it");
 }
 
 TEST_CASE("lesson 06 --try: each line it cannot use is answered with one line, and it goes on", "[cli]") {

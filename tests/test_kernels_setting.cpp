@@ -1,0 +1,140 @@
+// Tests of the kernels setting (nn/kernels_setting.hpp): the whole model on the plain path and on the
+// fast path. For every scheme and both tasks, one training step from the same weights and batch
+// gives the same logits, loss and gradients within float rounding, and the same weights after one
+// AdamW step; a 2000-step lag rope run gives the same result line on both; the setting's parsing.
+// Leaves out each fast kernel on its own (test_fast_kernels.cpp) and PyTorch (test_golden.cpp).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "nn/adamw.hpp"
+#include "nn/kernels_setting.hpp"
+#include "nn/loss.hpp"
+#include "tasks/experiment.hpp"
+#include "tasks/result_line.hpp"
+#include "tests/helpers.hpp"
+
+using namespace wai;
+using namespace wai::testing;
+
+namespace {
+
+// Tolerance: the two paths add the same numbers in different orders (a fused gemm's alpha instead of
+// a scale after it, one gemm per q/k/v part instead of one for all three), so they differ by a few
+// float32 roundings (~1e-7) times the size of what is summed. Each tensor is compared on its own
+// scale, max |fast - plain| / max |plain|, to 1e-5: a wrong term or a lost gradient is of order 1.
+constexpr double tolerance = 1e-5;
+
+double error_on_scale(const Tensor& a, const Tensor& b) {
+    REQUIRE(a.shape() == b.shape());
+    double difference = 0.0, scale = 0.0;
+    for (int64_t i = 0; i < a.numel(); ++i) {
+        difference = std::max(difference, std::abs(double(a[i]) - double(b[i])));
+        scale = std::max(scale, std::abs(double(b[i])));
+    }
+    return scale > 0.0 ? difference / scale : difference;
+}
+
+struct Step {
+    Tensor logits, loss;
+    std::vector<std::pair<std::string, Tensor>> gradients, updated;
+};
+
+// One training step of the experiment's model (its sizes and initial weights for this seed) on one
+// batch of 8 sequences of 32, with the kernels given.
+Step one_step(const RunConfig& config, Kernels kernels) {
+    const KernelsScope scope(kernels);
+    const auto model = make_model(config);
+    Generator data(7);
+    const Batch batch = make_task(config.task).sample(data, 8, config.train_length);
+    const Value logits = model->forward(batch.tokens, batch.B, batch.T);
+    Value loss = sequence_loss(logits, batch.targets);
+    AdamW optimizer(model->parameters());
+    optimizer.zero_grad();
+    loss.backward();
+    Step step{logits.value(), loss.value(), {}, {}};
+    for (const auto& [name, parameter] : model->named_parameters()) step.gradients.emplace_back(name, parameter.grad());
+    optimizer.step();
+    for (const auto& [name, parameter] : model->named_parameters()) step.updated.emplace_back(name, parameter.value());
+    return step;
+}
+
+// The first AdamW step moves a weight by lr * g / (|g| + eps), about lr times the sign of g. Where g
+// is float32 noise around zero (the key bias's gradient is zero in exact arithmetic: softmax ignores
+// a constant added to a row of scores), the two paths' signs may differ, and so may the steps, by up
+// to 2 lr. Those entries, whose gradient is below 1e-4 of the tensor's largest, are held to 2 lr;
+// every other entry to the tolerance above, on the scale of the weights.
+void check_updated(const Tensor& fast, const Tensor& plain, const Tensor& gradient, float lr) {
+    double largest_gradient = 0.0, largest_weight = 0.0;
+    for (int64_t i = 0; i < gradient.numel(); ++i) {
+        largest_gradient = std::max(largest_gradient, std::abs(double(gradient[i])));
+        largest_weight = std::max(largest_weight, std::abs(double(plain[i])));
+    }
+    for (int64_t i = 0; i < plain.numel(); ++i) {
+        const double difference = std::abs(double(fast[i]) - double(plain[i]));
+        const bool noise = std::abs(double(gradient[i])) <= 1e-4 * largest_gradient;
+        INFO("entry " << i << ": fast " << fast[i] << ", plain " << plain[i] << ", gradient " << gradient[i]);
+        if (noise) CHECK(difference <= 2.0 * lr * (1.0 + 1e-3));
+        else CHECK(difference <= tolerance * largest_weight);
+    }
+}
+
+void check_paths_agree(const std::string& task, const std::string& scheme, int64_t heads) {
+    RunConfig config;
+    config.task = task, config.scheme = scheme, config.heads = heads;
+    const Step fast = one_step(config, Kernels::fast);
+    const Step plain = one_step(config, Kernels::plain);
+    CHECK(error_on_scale(fast.logits, plain.logits) <= tolerance);
+    CHECK(error_on_scale(fast.loss, plain.loss) <= tolerance);
+    REQUIRE(fast.gradients.size() == plain.gradients.size());
+    for (size_t i = 0; i < plain.gradients.size(); ++i) {
+        INFO("grad." << plain.gradients[i].first);
+        CHECK(error_on_scale(fast.gradients[i].second, plain.gradients[i].second) <= tolerance);
+        INFO("updated." << plain.updated[i].first);
+        check_updated(fast.updated[i].second, plain.updated[i].second, plain.gradients[i].second, config.lr);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("plain and fast kernels: one training step agrees for every scheme, both tasks", "[kernels]") {
+    for (const char* task : {"lag", "seen"})
+        for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625", "t5"})
+            DYNAMIC_SECTION(task << " " << scheme) { check_paths_agree(task, scheme, 1); }
+}
+
+TEST_CASE("plain and fast kernels: one training step agrees with four heads", "[kernels]") {
+    for (const char* scheme : {"rope", "alibi", "t5", "learned"})
+        DYNAMIC_SECTION(scheme) { check_paths_agree("lag", scheme, 4); }
+}
+
+TEST_CASE("plain and fast kernels: a 2000-step lag rope run gives the same result line", "[kernels][slow]") {
+    RunConfig config;
+    config.task = "lag", config.scheme = "rope";
+    std::string line[2];
+    for (const Kernels kernels : {Kernels::plain, Kernels::fast}) {
+        const KernelsScope scope(kernels);
+        line[kernels == Kernels::fast] = format_result_line(config, run_experiment(config));
+    }
+    INFO("plain: " << line[0]);
+    INFO("fast:  " << line[1]);
+    CHECK(line[0] == line[1]);
+    CHECK(line[0].find("1.000") != std::string::npos);  // it learned lag at the training length
+}
+
+TEST_CASE("the kernels setting: default, scope, and parsing", "[kernels]") {
+    CHECK(kernels() == Kernels::fast);
+    {
+        const KernelsScope scope(Kernels::plain);
+        CHECK_FALSE(fast_kernels());
+    }
+    CHECK(fast_kernels());
+    CHECK(parse_kernels("plain") == Kernels::plain);
+    CHECK(parse_kernels("fast") == Kernels::fast);
+    CHECK(std::string(kernels_name(Kernels::plain)) == "plain");
+    CHECK_THAT(invalid_argument_message([] { parse_kernels("fused"); }),
+               Catch::Matchers::Contains("'fused'") && Catch::Matchers::Contains("plain") && Catch::Matchers::Contains("fast"));
+}
