@@ -35,9 +35,9 @@ struct Embedding final : Op {
         if (!table.requires_grad()) return;
         Tensor& dtable = table.grad_buffer();
         const int64_t width = dtable.size(1);
-        for (size_t n = 0; n < indices.size(); ++n) {
-            float* row = dtable.data() + indices[n] * width;
-            const float* g = out.grad.data() + n * width;
+        for (size_t i = 0; i < indices.size(); ++i) {
+            float* row = dtable.data() + indices[i] * width;
+            const float* g = out.grad.data() + i * width;
             for (int64_t c = 0; c < width; ++c) row[c] += g[c];
         }
     }

@@ -27,11 +27,11 @@ void AdamW::step() {
         const float* g = p.grad().data();
         float* m = first_moment_[i].data();
         float* v = second_moment_[i].data();
-        const int64_t n = p.value().numel();
+        const int64_t count = p.value().numel();
         // Locals, so the compiler need not reload the settings after every store: the loop vectorises.
         const float beta1 = config.beta1, beta2 = config.beta2, eps = config.eps;
         #pragma omp simd
-        for (int64_t j = 0; j < n; ++j) {
+        for (int64_t j = 0; j < count; ++j) {
             w[j] *= decay;
             m[j] = beta1 * m[j] + (1.0f - beta1) * g[j];
             v[j] = beta2 * v[j] + (1.0f - beta2) * g[j] * g[j];

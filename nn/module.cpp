@@ -29,9 +29,9 @@ std::vector<Value> Module::parameters() const {
 }
 
 int64_t Module::parameter_count() const {
-    int64_t n = 0;
-    for (const Value& p : parameters()) n += p.value().numel();
-    return n;
+    int64_t total = 0;
+    for (const Value& p : parameters()) total += p.value().numel();
+    return total;
 }
 
 void Module::zero_grad() {

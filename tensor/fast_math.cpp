@@ -8,9 +8,9 @@
 
 namespace wai {
 
-void exp_inplace(float* x, int64_t n) {
+void exp_inplace(float* x, int64_t count) {
     #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) x[i] = expf(x[i]);
+    for (int64_t i = 0; i < count; ++i) x[i] = expf(x[i]);
 }
 
 // d/dx [x * Phi(x)] = Phi(x) + x * phi(x), with phi the standard normal density.
@@ -20,9 +20,9 @@ Tensor gelu_slope(const Tensor& x) {
     Tensor out = Tensor::uninitialized(x.shape());
     const float* in = x.data();
     float* dy = out.data();
-    const int64_t n = x.numel();
-    #pragma omp parallel for simd if (n > 65536) schedule(static)
-    for (int64_t i = 0; i < n; ++i)
+    const int64_t count = x.numel();
+    #pragma omp parallel for simd if (count > 65536) schedule(static)
+    for (int64_t i = 0; i < count; ++i)
         dy[i] = 0.5f * (1.0f + erff(in[i] * float(M_SQRT1_2))) + in[i] * (inv_sqrt_2pi * expf(-0.5f * in[i] * in[i]));
     return out;
 }
@@ -31,16 +31,16 @@ Tensor gelu(const Tensor& x, Tensor* slope) {
     Tensor out = Tensor::uninitialized(x.shape());
     const float* in = x.data();
     float* y = out.data();
-    const int64_t n = x.numel();
+    const int64_t count = x.numel();
     if (slope == nullptr) {
-        #pragma omp parallel for simd if (n > 65536) schedule(static)
-        for (int64_t i = 0; i < n; ++i) y[i] = 0.5f * in[i] * (1.0f + erff(in[i] * float(M_SQRT1_2)));
+        #pragma omp parallel for simd if (count > 65536) schedule(static)
+        for (int64_t i = 0; i < count; ++i) y[i] = 0.5f * in[i] * (1.0f + erff(in[i] * float(M_SQRT1_2)));
         return out;
     }
     *slope = Tensor::uninitialized(x.shape());
     float* dy = slope->data();
-    #pragma omp parallel for simd if (n > 65536) schedule(static)
-    for (int64_t i = 0; i < n; ++i) {
+    #pragma omp parallel for simd if (count > 65536) schedule(static)
+    for (int64_t i = 0; i < count; ++i) {
         const float cdf = 0.5f * (1.0f + erff(in[i] * float(M_SQRT1_2)));
         y[i] = in[i] * cdf;
         dy[i] = cdf + in[i] * (inv_sqrt_2pi * expf(-0.5f * in[i] * in[i]));

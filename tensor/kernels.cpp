@@ -61,18 +61,18 @@ void add_scaled_inplace(Tensor& dst, const Tensor& src, float alpha) {
     check_same_shape("add_scaled_inplace", dst.shape(), src.shape());
     float* d = dst.data();
     const float* s = src.data();
-    const int64_t n = dst.numel();
+    const int64_t count = dst.numel();
     #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) d[i] += alpha * s[i];
+    for (int64_t i = 0; i < count; ++i) d[i] += alpha * s[i];
 }
 
 void multiply_inplace(Tensor& dst, const Tensor& src) {
     check_same_shape("multiply_inplace", dst.shape(), src.shape());
     float* d = dst.data();
     const float* s = src.data();
-    const int64_t n = dst.numel();
+    const int64_t count = dst.numel();
     #pragma omp simd
-    for (int64_t i = 0; i < n; ++i) d[i] *= s[i];
+    for (int64_t i = 0; i < count; ++i) d[i] *= s[i];
 }
 
 void sum_leading_into(Tensor& dst, const Tensor& src, float alpha) {

@@ -37,8 +37,8 @@ Tensor gelu_slope(const Tensor& x);
 Tensor gelu_reference(const Tensor& x);
 Tensor gelu_slope_reference(const Tensor& x);
 
-// x[i] = exp(x[i]) for n numbers, vectorised (tensor/fast_math.cpp); for softmax rows.
-void exp_inplace(float* x, int64_t n);
+// x[i] = exp(x[i]) for count numbers, vectorised (tensor/fast_math.cpp); for softmax rows.
+void exp_inplace(float* x, int64_t count);
 
 // One softmax row of `length` entries of which the first `visible` take part (a causal mask hides
 // the rest): y[j] = exp(x[j] - max) / sum over the visible j', and y[j] = 0 past them. y may be x.

@@ -16,9 +16,9 @@ Shape::Shape(std::initializer_list<int64_t> sizes) {
 }
 
 int64_t Shape::numel() const {
-    int64_t n = 1;
-    for (int i = 0; i < rank_; ++i) n *= sizes_[i];
-    return n;
+    int64_t count = 1;
+    for (int i = 0; i < rank_; ++i) count *= sizes_[i];
+    return count;
 }
 
 Shape Shape::with_last(int64_t size) const {

@@ -43,7 +43,7 @@ struct CausalAttention final : Op {
     AttentionSizes sizes;
     float scale;
     Tensor weights;  // (..., T, T): the softmax of every slice, what the backward reads
-    CausalAttention(const AttentionSizes& n, float s, Tensor w) : sizes(n), scale(s), weights(std::move(w)) {}
+    CausalAttention(const AttentionSizes& shapes, float factor, Tensor w) : sizes(shapes), scale(factor), weights(std::move(w)) {}
 
     // q, k, v (..., T, H), bias (trailing shape of (..., T, T)) or undefined -> (..., T, H)
     //   S = scale q k^T + bias;  P = causal softmax of S row by row;  Y = P v
