@@ -11,7 +11,9 @@ LESSON_PROGRAMS := $(LESSON_SOURCES:lessons/%.cpp=$(BUILD)/lessons/%)
 
 lessons: check-deps $(LESSON_PROGRAMS)
 
-$(BUILD)/lessons/%: $(BUILD)/lessons/%.o $(LIBRARY)
+# Lessons are learner builds: checked indexing, linked with the checked library (Makefile).
+$(BUILD)/lessons/%.o: CXXFLAGS += $(CHECKED_FLAGS)
+$(BUILD)/lessons/%: $(BUILD)/lessons/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 lessons-run: lessons

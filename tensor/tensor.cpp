@@ -61,6 +61,34 @@ Tensor Tensor::reshaped(const Shape& shape) && {
     return std::move(*this);
 }
 
+[[noreturn]] static void index_error(const Shape& shape, const std::string& index, const std::string& why) {
+    throw std::out_of_range("tensor index " + index + " is outside a tensor of shape " + shape.str() + ": " + why);
+}
+
+size_t Tensor::checked_flat(int64_t i) const {
+    if (i < 0 || i >= numel())
+        index_error(shape_, "[" + std::to_string(i) + "]", numel() == 0 ? "it has no elements"
+                                                          : "a flat index runs from 0 to " + std::to_string(numel() - 1));
+    return static_cast<size_t>(i);
+}
+
+size_t Tensor::checked_offset(std::initializer_list<int64_t> index) const {
+    std::string text = "(";
+    for (int64_t i : index) text += (text.size() > 1 ? ", " : "") + std::to_string(i);
+    text += ")";
+    if (static_cast<int>(index.size()) != shape_.rank())
+        index_error(shape_, text, std::to_string(index.size()) + " indices for " + std::to_string(shape_.rank()) + " axes");
+    int64_t offset = 0, axis = 0;
+    for (int64_t i : index) {
+        if (i < 0 || i >= shape_[axis])
+            index_error(shape_, text, "index " + std::to_string(i) + " on axis " + std::to_string(axis) + " runs from 0 to " +
+                                          std::to_string(shape_[axis] - 1));
+        offset = offset * shape_[axis] + i;
+        ++axis;
+    }
+    return static_cast<size_t>(offset);
+}
+
 void Tensor::fill(float value) { std::fill(data_.begin(), data_.end(), value); }
 
 void shape_error(const char* op, const std::string& shapes, const std::string& why) {

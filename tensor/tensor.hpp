@@ -3,6 +3,7 @@
 // Leaves out views, strides, other dtypes and devices; the autograd handle lives in autograd/.
 #pragma once
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -35,8 +36,21 @@ public:
 
     float* data() { return data_.data(); }
     const float* data() const { return data_.data(); }
+    // Element i in row-major order. Built with WAI_CHECKED_INDEXING (the lessons and exercises are),
+    // an i outside 0..numel()-1 throws std::out_of_range naming the shape and the index.
+#ifdef WAI_CHECKED_INDEXING
+    float& operator[](int64_t i) { return data_[checked_flat(i)]; }
+    float operator[](int64_t i) const { return data_[checked_flat(i)]; }
+#else
     float& operator[](int64_t i) { return data_[i]; }
     float operator[](int64_t i) const { return data_[i]; }
+#endif
+    // Element (i, j, ...) by one index per axis, t(row, column) for a matrix; always checked: an
+    // index outside its axis throws std::out_of_range naming the shape and the index.
+    template <typename... Index>
+    float& operator()(Index... index) { return data_[checked_offset({static_cast<int64_t>(index)...})]; }
+    template <typename... Index>
+    float operator()(Index... index) const { return data_[checked_offset({static_cast<int64_t>(index)...})]; }
     float item() const;  // the one number of a one-element tensor
 
     // The same numbers under a new shape with the same element count.
@@ -46,6 +60,8 @@ public:
     void fill(float value);
 
 private:
+    size_t checked_flat(int64_t i) const;
+    size_t checked_offset(std::initializer_list<int64_t> index) const;
     Shape shape_;
     std::vector<float, UninitializedAllocator<float>> data_;  // new numbers unset until written
 };

@@ -308,3 +308,16 @@ TEST_CASE("matmul shape errors name the op and both shapes", "[tensor][gemm]") {
     CHECK_THROWS_AS(matmul_accumulate(wrong, Tensor(Shape{3, 2}), Tensor(Shape{2, 4}), false, false),
                     std::invalid_argument);
 }
+
+TEST_CASE("t(i, j, ...): one index per axis, checked against the shape", "[tensor]") {
+    Tensor t = Tensor::from_values(Shape{2, 3}, {0, 1, 2, 3, 4, 5});
+    CHECK(t(1, 2) == 5);
+    t(0, 1) = 7;
+    CHECK(t[1] == 7);
+    const Tensor& view = t;
+    CHECK(view(1, 0) == 3);
+    CHECK_THROWS_WITH(t(2, 0), "tensor index (2, 0) is outside a tensor of shape (2, 3): index 2 on axis 0 runs from 0 to 1");
+    CHECK_THROWS_WITH(t(0, -1), Catch::Contains("index -1 on axis 1 runs from 0 to 2"));
+    CHECK_THROWS_WITH(t(1), Catch::Contains("1 indices for 2 axes"));
+    CHECK_THROWS_AS(t(0, 3), std::out_of_range);
+}
