@@ -14,8 +14,8 @@
 #include <string>
 
 #include "autograd/ops.hpp"
-#include "nn/weights_file.hpp"
 #include "tasks/experiment.hpp"
+#include "tasks/weights_file.hpp"
 #include "tensor/runtime.hpp"
 
 namespace {

@@ -13,11 +13,11 @@
 
 #include "nn/adamw.hpp"
 #include "nn/loss.hpp"
-#include "nn/weights_file.hpp"
 #include "positional/context_extension.hpp"
 #include "positional/length_scaling.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/evaluate.hpp"
+#include "tasks/weights_file.hpp"
 
 namespace wai {
 

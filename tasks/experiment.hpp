@@ -26,7 +26,7 @@ struct RunConfig {
     int64_t lag = 3;
     int64_t vocab = 0;  // 0: the task's own (16 for lag, 96 for seen)
     int64_t eval_sequences = 256;
-    // Weight files (nn/weights_file.hpp). load_path's weights replace the initial ones before
+    // Weight files (tasks/weights_file.hpp). load_path's weights replace the initial ones before
     // training, and steps may then be 0: only evaluate them. save_path gets the weights after training.
     std::string load_path, save_path;
     // A test-time context extension for RoPE ("pi", "ntk:4", "yarn", ...), or empty for none. Without

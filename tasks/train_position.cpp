@@ -4,7 +4,7 @@
 //     [--threads N] [--quiet] [--load FILE] [--save FILE] [--extend METHOD[:s]]
 // --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
-// weights after training (safetensors, nn/weights_file.hpp; written to FILE.tmp, then renamed).
+// weights after training (safetensors, tasks/weights_file.hpp; written to FILE.tmp, then renamed).
 // Progress goes to stderr when it is a terminal. Bad input: one line naming the fault, exit code 2; a run
 // that fails (an unreadable or corrupt weight file, a loss that is not finite, memory): one line, exit code 1.
 // Leaves out running several runs (make experiment does that).
