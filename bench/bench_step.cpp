@@ -19,9 +19,9 @@
 #include "nn/loss.hpp"
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
+#include "tasks/openblas_startup.hpp"
 #include "tasks/task.hpp"
 #include "tensor/gemm.hpp"
-#include "tensor/runtime.hpp"
 
 using namespace wai;
 using Clock = std::chrono::steady_clock;

@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "tensor/runtime.hpp"
+#include "tasks/openblas_startup.hpp"
 
 namespace lesson {
 

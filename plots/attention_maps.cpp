@@ -15,8 +15,8 @@
 
 #include "autograd/ops.hpp"
 #include "tasks/experiment.hpp"
+#include "tasks/openblas_startup.hpp"
 #include "tasks/weights_file.hpp"
-#include "tensor/runtime.hpp"
 
 namespace {
 

@@ -22,8 +22,8 @@
 
 #include "positional/context_extension.hpp"
 #include "tasks/evaluate.hpp"
+#include "tasks/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
-#include "tensor/runtime.hpp"
 
 using namespace wai;
 namespace fs = std::filesystem;

@@ -17,8 +17,8 @@
 #include <sstream>
 
 #include "tasks/evaluate.hpp"
+#include "tasks/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
-#include "tensor/runtime.hpp"
 
 using namespace wai;
 namespace fs = std::filesystem;

@@ -23,8 +23,8 @@
 #include <string>
 
 #include "tasks/experiment.hpp"
+#include "tasks/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
-#include "tensor/runtime.hpp"
 
 using namespace wai;
 
