@@ -66,10 +66,6 @@ std::unique_ptr<Transformer> make_model(const RunConfig& config);
 // scheme of a seed is tested on the same sequences.
 Batch test_batch(const Task& task, uint64_t seed, int64_t length, int64_t sequences);
 
-// Seeds as typed on a command line: digits only (std::stoull alone would take "-1" as 2^64 - 1 and
-// say only "stoull" about "x"), below 10^18, none twice, at least one. Throws std::invalid_argument.
-std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);
-
 // Separate, reproducible generator streams derived from a run's seed.
 uint64_t stream_seed(uint64_t seed, uint64_t stream);
 
