@@ -20,6 +20,7 @@
 #include <sstream>
 
 #include "positional/context_extension.hpp"
+#include "positional/number_text.hpp"
 #include "tasks/evaluate.hpp"
 #include "tasks/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
@@ -293,7 +294,7 @@ std::vector<int64_t> parse_lengths(const std::string& text) {
     for (std::string item; std::getline(in, item, ',');) {
         if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string::npos)
             throw UsageError("LENGTHS must be whole numbers separated by commas, got '" + text + "'");
-        lengths.push_back(std::stoll(item));
+        lengths.push_back(parse_integer(item, "LENGTHS"));
         if (lengths.size() > 1 && lengths.back() <= lengths[lengths.size() - 2])
             throw UsageError("LENGTHS must increase, got '" + text + "'");
     }

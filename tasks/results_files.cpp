@@ -6,6 +6,8 @@
 #include <fstream>
 #include <iostream>
 
+#include "positional/number_text.hpp"
+
 namespace wai {
 
 namespace fs = std::filesystem;
@@ -64,7 +66,7 @@ std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
     for (const std::string& text : texts) {
         if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
             throw std::invalid_argument("a SEED must be a non-negative integer below 10^18, got '" + text + "'");
-        const uint64_t seed = std::stoull(text);
+        const uint64_t seed = static_cast<uint64_t>(parse_integer(text, "a SEED"));
         if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
             throw std::invalid_argument("seed " + text + " is given twice");
         seeds.push_back(seed);

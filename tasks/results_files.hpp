@@ -42,8 +42,8 @@ struct UsageError : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
 };
 
-// Seeds as typed on a command line: digits only (std::stoull alone would take "-1" as 2^64 - 1 and
-// say only "stoull" about "x"), below 10^18, none twice, at least one. Throws std::invalid_argument.
+// Seeds as typed on a command line: digits only (an integer parse alone would take "-1", "+1" and
+// " 1"), below 10^18, none twice, at least one. Throws std::invalid_argument.
 std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);
 // The seed arguments argv[first..], refused as a UsageError when malformed.
 std::vector<uint64_t> parse_seed_arguments(int argc, char** argv, int first);

@@ -10,11 +10,9 @@
 // Leaves out running several runs (make experiment does that).
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <new>
@@ -22,6 +20,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "positional/number_text.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
@@ -48,21 +47,9 @@ struct UsageError : std::invalid_argument {
 };
 struct HelpRequested {};
 
-int64_t parse_integer(const std::string& text, const std::string& what) {
-    errno = 0;
-    char* end = nullptr;
-    const long long value = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
-        throw UsageError(what + " needs an integer, got '" + text + "'");
-    return value;
-}
-
+// A real number that stays finite as a float32 (the model's numbers).
 float parse_float(const std::string& text, const std::string& what) {
-    errno = 0;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value))
-        throw UsageError(what + " needs a number, got '" + text + "'");
+    const double value = parse_real(text, what);
     if (std::abs(value) > std::numeric_limits<float>::max())  // would become infinity as a float
         throw UsageError(what + " " + text + " is past the largest float32, about 3.4e38");
     return static_cast<float>(value);
