@@ -151,7 +151,7 @@ bench: check-deps $(BUILD)/bench_step
 
 # PyTorch (Debian python3-torch, never needed by the build) on the same model and step, one thread,
 # after ours (both kernels settings), in the same run; the last two lines are the ratios. PyTorch's BLAS is the same system
-# OpenBLAS, so it gets the kernels ours picked (tensor/runtime.hpp): otherwise, on a CPU newer than
+# OpenBLAS, so it gets the kernels ours picked (tasks/openblas_startup.hpp): otherwise, on a CPU newer than
 # OpenBLAS 0.3.21, it would run the generic ones and look twice as slow as it is.
 bench-torch: check-deps $(BUILD)/bench_step
 	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "missing: PyTorch for the comparison; install the Debian package python3-torch"; exit 1; }

@@ -22,11 +22,11 @@
 #include "nn/loss.hpp"
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
+#include "tasks/openblas_startup.hpp"
 #include "tasks/task.hpp"
 #include "bench/gemm_recording.hpp"
 #include "nn/kernels_setting.hpp"
 #include "tensor/gemm.hpp"
-#include "tensor/runtime.hpp"
 
 using namespace wai;
 using namespace wai::bench;

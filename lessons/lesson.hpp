@@ -9,7 +9,7 @@
 #include <string>
 
 #include "nn/kernels_setting.hpp"
-#include "tensor/runtime.hpp"
+#include "tasks/openblas_startup.hpp"
 
 namespace lesson {
 

@@ -14,9 +14,10 @@
 #include <string>
 
 #include "autograd/ops.hpp"
-#include "nn/weights_file.hpp"
+#include "positional/number_text.hpp"
 #include "tasks/experiment.hpp"
-#include "tensor/runtime.hpp"
+#include "tasks/openblas_startup.hpp"
+#include "tasks/weights_file.hpp"
 
 namespace {
 
@@ -53,12 +54,12 @@ int main(int argc, char** argv) {
     }
     try {
         const std::string path = argv[1], prefix = argv[2];
-        const int64_t T = argc == 4 ? std::stoll(argv[3]) : 128;
+        const int64_t T = argc == 4 ? wai::parse_integer(argv[3], "LENGTH") : 128;
         const wai::WeightsFile file = wai::read_weights_file(path);
         wai::RunConfig config;
         config.task = metadata(file, "task", path);
         config.scheme = metadata(file, "scheme", path);
-        config.seed = std::stoull(metadata(file, "seed", path));
+        config.seed = static_cast<uint64_t>(wai::parse_integer(metadata(file, "seed", path), path + ": its seed"));
         config.test_lengths = {T};
         wai::validate(config);  // a learned model refuses a length past its table here
         const std::unique_ptr<wai::Transformer> model = wai::make_model(config);

@@ -18,7 +18,7 @@
 
 #include "positional/rope.hpp"
 #include "positional/yarn.hpp"
-#include "tensor/runtime.hpp"
+#include "tasks/openblas_startup.hpp"
 
 namespace {
 

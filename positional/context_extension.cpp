@@ -2,13 +2,11 @@
 // are in each method's own file.
 #include "positional/context_extension.hpp"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <sstream>
 #include <stdexcept>
 
 #include "positional/ntk_scaling.hpp"
+#include "positional/number_text.hpp"
 #include "positional/position_interpolation.hpp"
 #include "positional/yarn.hpp"
 
@@ -32,11 +30,11 @@ ExtensionSpec parse_extension_spec(const std::string& text) {
     else refuse("unknown method '" + name + "'");
     if (colon == std::string::npos) return spec;
     const std::string number = text.substr(colon + 1);
-    errno = 0;
-    char* end = nullptr;
-    spec.factor = std::strtod(number.c_str(), &end);
-    if (number.empty() || end != number.c_str() + number.size() || errno == ERANGE || !std::isfinite(spec.factor))
+    try {
+        spec.factor = parse_real(number, "the factor s");
+    } catch (const std::invalid_argument&) {
         refuse("'" + number + "' is not a number");
+    }
     if (!(spec.factor >= 1.0)) refuse("the factor s must be at least 1");
     spec.has_factor = true;
     return spec;

@@ -2,10 +2,9 @@
 // Leaves out aliases.
 #include "positional/spec.hpp"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <stdexcept>
+
+#include "positional/number_text.hpp"
 
 namespace wai {
 
@@ -13,14 +12,14 @@ const char* const position_spec_forms =
     "none, sinusoid, learned, rope[:base] (base > 1, default 10000), alibi[:slope] (slope > 0, default 2^(-8k/heads)), "
     "t5[:buckets] (a whole number from 2 to 255, default 32)";
 
+// The number after the ':', refused in the spec's own words (with the valid forms).
 static double parse_number(const std::string& text, const std::string& spec) {
-    errno = 0;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value))
+    try {
+        return parse_real(text, "a position scheme's value");
+    } catch (const std::invalid_argument&) {
         throw std::invalid_argument("bad position scheme '" + spec + "': '" + text + "' is not a number; valid forms: " +
                                     position_spec_forms);
-    return value;
+    }
 }
 
 PositionSpec parse_position_spec(const std::string& text) {
@@ -55,7 +54,8 @@ PositionSpec parse_position_spec(const std::string& text) {
         // Plain digits only: "1e1", "+8", "32.0" and "032" are refused rather than read.
         if (count.empty() || count.find_first_not_of("0123456789") != std::string::npos || (count.size() > 1 && count[0] == '0'))
             refuse("'" + count + "' is not a whole number of buckets");
-        spec.value = count.size() > 3 ? 1000.0 : std::stod(count);  // anything past 3 digits is too many anyway
+        // anything past 3 digits is too many anyway
+        spec.value = count.size() > 3 ? 1000.0 : static_cast<double>(parse_integer(count, "T5's number of buckets"));
         spec.has_value = true;
         if (spec.value < 2 || spec.value > 255)
             refuse("T5 needs 2 to 255 buckets (half are exact distances, which must stay below its max distance 128)");

@@ -15,15 +15,16 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <optional>
 #include <sstream>
 
 #include "positional/context_extension.hpp"
+#include "positional/number_text.hpp"
 #include "tasks/evaluate.hpp"
+#include "tasks/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
-#include "tensor/runtime.hpp"
+#include "tasks/results_files.hpp"
 
 using namespace wai;
 namespace fs = std::filesystem;
@@ -45,12 +46,6 @@ struct Setup {
     std::vector<uint64_t> seeds;
 };
 
-std::string model_name(const std::string& task, const std::string& scheme, uint64_t seed) {
-    std::string name = scheme;
-    std::replace(name.begin(), name.end(), ':', '-');
-    return task + "_" + name + "_seed" + std::to_string(seed);
-}
-
 // One expected result file: where it is and what its one line must say.
 struct Expected {
     fs::path path;
@@ -63,14 +58,14 @@ Expected trained(const Setup& s, const std::string& task, const std::string& sch
     std::vector<int64_t> lengths;
     for (int64_t L : s.lengths)
         if (scheme != "learned" || L <= learned_rows) lengths.push_back(L);
-    return {s.results / "extension" / "trained" / (model_name(task, scheme, seed) + ".txt"), task, scheme, seed, lengths};
+    return {run_file(s.results / "extension" / "trained", task, scheme, seed), task, scheme, seed, lengths};
 }
 
 Expected extended(const Setup& s, const std::string& task, const std::string& scheme, uint64_t seed, size_t method,
                   int64_t L) {
     const std::string folder = methods[method].first + "-" + std::to_string(L);
     const std::string name = extension_name(methods[method].second, static_cast<double>(L) / train_length);
-    return {s.results / "extension" / folder / (model_name(task, scheme, seed) + ".txt"), task, scheme + "+" + name, seed, {L}};
+    return {run_file(s.results / "extension" / folder, task, scheme, seed), task, scheme + "+" + name, seed, {L}};
 }
 
 std::vector<Expected> every_file(const Setup& s) {
@@ -87,39 +82,19 @@ std::vector<Expected> every_file(const Setup& s) {
 }
 
 std::optional<ResultLine> read_expected(const Expected& e) {
-    std::ifstream in(e.path);
-    std::string line, extra;
-    if (!in || !std::getline(in, line) || std::getline(in, extra)) return std::nullopt;
-    auto r = parse_result_line(line);
+    auto r = read_result_file(e.path);
     if (!r || r->task != e.task || r->scheme != e.scheme || r->seed != e.seed || r->lengths != e.lengths ||
         r->train_length != train_length)
         return std::nullopt;
     return r;
 }
 
-void write_atomically(const fs::path& path, const std::string& text) {
-    const fs::path temporary = path.string() + ".tmp";
-    {
-        std::ofstream out(temporary);
-        out << text;
-        if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    }
-    fs::rename(temporary, path);
-}
-
 int prune(const Setup& s) {
-    for (const Expected& e : every_file(s))
-        if (fs::exists(e.path) && !read_expected(e)) {
-            std::cout << "experiment-extension: " << e.path.string() << " is not a valid result line; it will be run again\n";
-            fs::remove(e.path);
-        }
-    const fs::path root = s.results / "extension";
-    if (fs::is_directory(root))
-        for (const auto& entry : fs::recursive_directory_iterator(root))
-            if (entry.path().filename().string().find(".txt.tmp.") != std::string::npos) {
-                std::cout << "experiment-extension: removing " << entry.path().string() << ", left by a run that was killed\n";
-                fs::remove(entry.path());
-            }
+    const std::vector<Expected> files = every_file(s);
+    std::vector<fs::path> paths;
+    for (const Expected& e : files) paths.push_back(e.path);
+    prune_result_files(paths, [&](size_t i) { return read_expected(files[i]).has_value(); }, s.results / "extension",
+                       "experiment-extension");
     return 0;
 }
 
@@ -230,8 +205,8 @@ std::string compare_with_experiment(const Setup& s) {
     for (const auto& task : tasks)
         for (const auto& scheme : schemes)
             for (uint64_t seed : s.seeds) {
-                const auto main_run = read_expected({s.results / "runs" / (model_name(task, scheme, seed) + ".txt"), task,
-                                                     scheme, seed, {32, 64, 128}});
+                const auto main_run = read_expected({run_file(s.results / "runs", task, scheme, seed), task, scheme, seed,
+                                                     {32, 64, 128}});
                 const auto ours = read_expected(trained(s, task, scheme, seed));
                 if (!main_run || !ours || ours->lengths.size() < 3) continue;
                 ++compared;
@@ -312,10 +287,6 @@ int collect(const Setup& s) {
     return 0;
 }
 
-struct UsageError : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
-};
-
 // "32,64,128": increasing whole numbers, the first the training length.
 std::vector<int64_t> parse_lengths(const std::string& text) {
     std::vector<int64_t> lengths;
@@ -323,7 +294,7 @@ std::vector<int64_t> parse_lengths(const std::string& text) {
     for (std::string item; std::getline(in, item, ',');) {
         if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string::npos)
             throw UsageError("LENGTHS must be whole numbers separated by commas, got '" + text + "'");
-        lengths.push_back(std::stoll(item));
+        lengths.push_back(parse_integer(item, "LENGTHS"));
         if (lengths.size() > 1 && lengths.back() <= lengths[lengths.size() - 2])
             throw UsageError("LENGTHS must increase, got '" + text + "'");
     }
@@ -332,31 +303,16 @@ std::vector<int64_t> parse_lengths(const std::string& text) {
     return lengths;
 }
 
-// The seed arguments argv[first..], refused as a usage error (exit 2) when malformed.
-std::vector<uint64_t> parse_seeds(int argc, char** argv, int first) {
-    try {
-        return parse_seed_list(std::vector<std::string>(argv + first, argv + argc));
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     prepare_process(argv);
-    try {
+    return run_collector("collect_extension", [&] {
         const bool pruning = argc >= 2 && std::string(argv[1]) == "--prune";
         const int first = pruning ? 2 : 1;
         if (argc < first + 3)
             throw UsageError("usage: collect_extension [--prune] RESULTS LENGTHS SEED...  (LENGTHS as 32,64,128,256,512)");
-        const Setup setup{argv[first], parse_lengths(argv[first + 1]), parse_seeds(argc, argv, first + 2)};
+        const Setup setup{argv[first], parse_lengths(argv[first + 1]), parse_seed_arguments(argc, argv, first + 2)};
         return pruning ? prune(setup) : collect(setup);
-    } catch (const UsageError& e) {
-        std::cerr << "collect_extension: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "collect_extension: " << e.what() << "\n";
-        return 1;
-    }
+    });
 }

@@ -17,8 +17,9 @@
 #include <sstream>
 
 #include "tasks/evaluate.hpp"
+#include "tasks/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
-#include "tensor/runtime.hpp"
+#include "tasks/results_files.hpp"
 
 using namespace wai;
 namespace fs = std::filesystem;
@@ -29,35 +30,31 @@ const std::vector<std::string> tasks = {"lag", "seen"};
 const std::vector<std::string> schemes = {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"};
 const char* const figure_names[5] = {"32", "64", "128", "128, past 32", "128, scaled"};
 
-// results/runs/lag_rope-1000000_seed0.txt: make cannot have ':' in a target name.
-std::string run_file(const fs::path& dir, const std::string& task, const std::string& scheme, uint64_t seed) {
-    std::string name = scheme;
-    for (char& c : name)
-        if (c == ':') c = '-';
-    return (dir / (task + "_" + name + "_seed" + std::to_string(seed) + ".txt")).string();
+// One run of the experiment: its result file and what that file's line must name.
+struct Run {
+    fs::path path;
+    std::string task, scheme;
+    uint64_t seed;
+};
+
+std::vector<Run> every_run(const fs::path& dir, const std::vector<uint64_t>& seeds) {
+    std::vector<Run> runs;
+    for (const auto& task : tasks)
+        for (const auto& scheme : schemes)
+            for (uint64_t seed : seeds) runs.push_back({run_file(dir, task, scheme, seed), task, scheme, seed});
+    return runs;
 }
 
-// The one valid result line in `path` for this run, or nullopt.
-std::optional<ResultLine> read_run(const std::string& path, const std::string& task, const std::string& scheme, uint64_t seed) {
-    std::ifstream in(path);
-    std::string line, extra;
-    if (!in || !std::getline(in, line) || std::getline(in, extra)) return std::nullopt;
-    auto r = parse_result_line(line);
-    if (!r || r->task != task || r->scheme != scheme || r->seed != seed || r->lengths.size() != 3 || !r->has_past_train) return std::nullopt;
+// The one valid result line in the run's file, or nullopt.
+std::optional<ResultLine> read_run(const Run& run) {
+    auto r = read_result_file(run.path);
+    if (!r || r->task != run.task || r->scheme != run.scheme || r->seed != run.seed || r->lengths.size() != 3 ||
+        !r->has_past_train)
+        return std::nullopt;
     return r;
 }
 
 std::vector<double> figures(const ResultLine& r) { return {r.accuracy[0], r.accuracy[1], r.accuracy[2], r.past_train, r.scaled}; }
-
-void write_atomically(const std::string& path, const std::string& text) {
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary);
-        out << text;
-        if (!out.flush()) throw std::runtime_error("cannot write " + temporary);
-    }
-    fs::rename(temporary, path);
-}
 
 std::string fixed(double v, int decimals = 3) {
     char s[32];
@@ -90,22 +87,10 @@ bool all_in_chapter_mode(const std::vector<std::vector<double>>& runs) {
 }
 
 int prune(const fs::path& dir, const std::vector<uint64_t>& seeds) {
-    for (const auto& task : tasks)
-        for (const auto& scheme : schemes)
-            for (uint64_t seed : seeds) {
-                const std::string path = run_file(dir, task, scheme, seed);
-                if (fs::exists(path) && !read_run(path, task, scheme, seed)) {
-                    std::cout << "experiment: " << path << " is not a valid result line; it will be run again\n";
-                    fs::remove(path);
-                }
-            }
-    // A run killed outright (SIGKILL, a power cut) leaves its temporary file behind: never a result.
-    if (fs::is_directory(dir))
-        for (const auto& entry : fs::directory_iterator(dir))
-            if (entry.path().filename().string().find(".txt.tmp.") != std::string::npos) {
-                std::cout << "experiment: removing " << entry.path().string() << ", left by a run that was killed\n";
-                fs::remove(entry.path());
-            }
+    const std::vector<Run> runs = every_run(dir, seeds);
+    std::vector<fs::path> paths;
+    for (const Run& run : runs) paths.push_back(run.path);
+    prune_result_files(paths, [&](size_t i) { return read_run(runs[i]).has_value(); }, dir, "experiment");
     return 0;
 }
 
@@ -120,21 +105,15 @@ int collect(const fs::path& dir, const std::string& chapter_path, const std::str
     std::string table;
     std::vector<std::string> missing;
     std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> ours;
-    for (const auto& task : tasks)
-        for (const auto& scheme : schemes)
-            for (uint64_t seed : seeds) {
-                const std::string path = run_file(dir, task, scheme, seed);
-                auto r = read_run(path, task, scheme, seed);
-                if (!r) {
-                    missing.push_back(path);
-                    continue;
-                }
-                std::ifstream in(path);
-                std::string line;
-                std::getline(in, line);
-                table += line + "\n";
-                ours[{task, scheme}].push_back(figures(*r));
-            }
+    for (const Run& run : every_run(dir, seeds)) {
+        auto r = read_run(run);
+        if (!r) {
+            missing.push_back(run.path.string());
+            continue;
+        }
+        table += *read_single_line(run.path) + "\n";
+        ours[{run.task, run.scheme}].push_back(figures(*r));
+    }
     if (!missing.empty()) {
         std::cerr << "collect_results: " << missing.size() << " runs have no valid result, e.g. " << missing.front()
                   << "; run make experiment again\n";
@@ -215,33 +194,14 @@ int collect(const fs::path& dir, const std::string& chapter_path, const std::str
     return 0;
 }
 
-struct UsageError : std::invalid_argument {
-    using std::invalid_argument::invalid_argument;
-};
-
-// The seed arguments argv[first..], refused as a usage error (exit 2) when malformed.
-std::vector<uint64_t> parse_seeds(int argc, char** argv, int first) {
-    try {
-        return parse_seed_list(std::vector<std::string>(argv + first, argv + argc));
-    } catch (const std::invalid_argument& e) {
-        throw UsageError(e.what());
-    }
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
     prepare_process(argv);
-    try {
-        if (argc >= 4 && std::string(argv[1]) == "--prune") return prune(argv[2], parse_seeds(argc, argv, 3));
-        if (argc >= 6) return collect(argv[1], argv[2], argv[3], argv[4], parse_seeds(argc, argv, 5));
+    return run_collector("collect_results", [&] {
+        if (argc >= 4 && std::string(argv[1]) == "--prune") return prune(argv[2], parse_seed_arguments(argc, argv, 3));
+        if (argc >= 6) return collect(argv[1], argv[2], argv[3], argv[4], parse_seed_arguments(argc, argv, 5));
         std::cerr << "usage: collect_results RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEED... | --prune RUNS_DIR SEED...\n";
         return 2;
-    } catch (const UsageError& e) {
-        std::cerr << "collect_results: " << e.what() << "\n";
-        return 2;
-    } catch (const std::exception& e) {
-        std::cerr << "collect_results: " << e.what() << "\n";
-        return 1;
-    }
+    });
 }

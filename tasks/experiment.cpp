@@ -13,11 +13,11 @@
 
 #include "nn/adamw.hpp"
 #include "nn/loss.hpp"
-#include "nn/weights_file.hpp"
 #include "positional/context_extension.hpp"
 #include "positional/length_scaling.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/evaluate.hpp"
+#include "tasks/weights_file.hpp"
 
 namespace wai {
 
@@ -52,20 +52,6 @@ void check_saved_for(const RunConfig& c, const std::map<std::string, std::string
 }
 
 }  // namespace
-
-std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
-    std::vector<uint64_t> seeds;
-    for (const std::string& text : texts) {
-        if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
-            throw std::invalid_argument("a SEED must be a non-negative integer below 10^18, got '" + text + "'");
-        const uint64_t seed = std::stoull(text);
-        if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
-            throw std::invalid_argument("seed " + text + " is given twice");
-        seeds.push_back(seed);
-    }
-    if (seeds.empty()) throw std::invalid_argument("no seeds given");
-    return seeds;
-}
 
 Batch test_batch(const Task& task, uint64_t seed, int64_t length, int64_t sequences) {
     Generator generator(stream_seed(seed, test_stream + static_cast<uint64_t>(length)));

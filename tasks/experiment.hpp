@@ -26,7 +26,7 @@ struct RunConfig {
     int64_t lag = 3;
     int64_t vocab = 0;  // 0: the task's own (16 for lag, 96 for seen)
     int64_t eval_sequences = 256;
-    // Weight files (nn/weights_file.hpp). load_path's weights replace the initial ones before
+    // Weight files (tasks/weights_file.hpp). load_path's weights replace the initial ones before
     // training, and steps may then be 0: only evaluate them. save_path gets the weights after training.
     std::string load_path, save_path;
     // A test-time context extension for RoPE ("pi", "ntk:4", "yarn", ...), or empty for none. Without
@@ -65,10 +65,6 @@ std::unique_ptr<Transformer> make_model(const RunConfig& config);
 // The test batches for a run: they depend only on the task, seed, length and count, so every
 // scheme of a seed is tested on the same sequences.
 Batch test_batch(const Task& task, uint64_t seed, int64_t length, int64_t sequences);
-
-// Seeds as typed on a command line: digits only (std::stoull alone would take "-1" as 2^64 - 1 and
-// say only "stoull" about "x"), below 10^18, none twice, at least one. Throws std::invalid_argument.
-std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);
 
 // Separate, reproducible generator streams derived from a run's seed.
 uint64_t stream_seed(uint64_t seed, uint64_t stream);

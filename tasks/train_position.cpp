@@ -5,17 +5,15 @@
 // --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
 // --kernels picks the ops the model is built from (nn/kernels_setting.hpp): the same result either way.
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
-// weights after training (safetensors, nn/weights_file.hpp; written to FILE.tmp, then renamed).
+// weights after training (safetensors, tasks/weights_file.hpp; written to FILE.tmp, then renamed).
 // Progress goes to stderr when it is a terminal. Bad input: one line naming the fault, exit code 2; a run
 // that fails (an unreadable or corrupt weight file, a loss that is not finite, memory): one line, exit code 1.
 // Leaves out running several runs (make experiment does that).
 #include <unistd.h>
 
-#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <new>
@@ -24,9 +22,10 @@
 #include <string>
 
 #include "nn/kernels_setting.hpp"
+#include "positional/number_text.hpp"
 #include "tasks/experiment.hpp"
+#include "tasks/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
-#include "tensor/runtime.hpp"
 
 using namespace wai;
 
@@ -52,21 +51,9 @@ struct UsageError : std::invalid_argument {
 };
 struct HelpRequested {};
 
-int64_t parse_integer(const std::string& text, const std::string& what) {
-    errno = 0;
-    char* end = nullptr;
-    const long long value = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
-        throw UsageError(what + " needs an integer, got '" + text + "'");
-    return value;
-}
-
+// A real number that stays finite as a float32 (the model's numbers).
 float parse_float(const std::string& text, const std::string& what) {
-    errno = 0;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value))
-        throw UsageError(what + " needs a number, got '" + text + "'");
+    const double value = parse_real(text, what);
     if (std::abs(value) > std::numeric_limits<float>::max())  // would become infinity as a float
         throw UsageError(what + " " + text + " is past the largest float32, about 3.4e38");
     return static_cast<float>(value);

@@ -18,7 +18,7 @@ test-experiment: all
 
 # valgrind 3.19 has no AVX-512, so this build is for a plain x86-64 (no -march=native), in its own
 # folder, and OpenBLAS is told its kernels (else the program would start itself again, outside
-# valgrind, to pick them: tensor/runtime.hpp).
+# valgrind, to pick them: tasks/openblas_startup.hpp).
 VALGRIND_BUILD := build/valgrind
 VALGRIND_RUN   := lag rope 0 --steps 4 --dim 16 --heads 2 --mlp 32 --layers 2 --batch 4 --eval-seqs 4 --threads 2 --quiet
 valgrind: check-deps

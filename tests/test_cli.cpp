@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/weights_file.hpp"
+#include "tasks/weights_file.hpp"
 
 using Catch::Matchers::Contains;
 using Catch::Matchers::Matches;

@@ -12,7 +12,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/weights_file.hpp"
+#include "tasks/weights_file.hpp"
 
 using namespace wai;
 

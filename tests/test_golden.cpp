@@ -14,9 +14,9 @@
 #include "nn/adamw.hpp"
 #include "nn/loss.hpp"
 #include "nn/transformer.hpp"
-#include "nn/weights_file.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/task.hpp"
+#include "tasks/weights_file.hpp"
 
 using namespace wai;
 

@@ -1,4 +1,4 @@
-// Tests of nn/weights_file: a model's weights, extra tensors and metadata survive a round trip; every
+// Tests of tasks/weights_file: a model's weights, extra tensors and metadata survive a round trip; every
 // kind of bad file is refused with a message naming the file and the fault; a run of the experiment
 // saved and loaded again (train_position's --save and --load) evaluates to the same accuracies.
 // Leaves out reading PyTorch's files, which tests/test_golden.cpp does.
@@ -16,9 +16,9 @@
 #include <string>
 
 #include "nn/transformer.hpp"
-#include "nn/weights_file.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/experiment.hpp"
+#include "tasks/weights_file.hpp"
 #include "tests/helpers.hpp"
 
 using namespace wai;

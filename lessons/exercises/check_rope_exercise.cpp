@@ -15,7 +15,7 @@
 #include "lessons/exercises/rope_exercise.hpp"
 #include "lessons/lesson.hpp"
 #include "positional/rope.hpp"
-#include "tensor/runtime.hpp"
+#include "tasks/openblas_startup.hpp"
 
 using wai::RopePairing;
 using wai::Shape;

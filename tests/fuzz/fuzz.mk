@@ -1,4 +1,4 @@
-# make fuzz: the safetensors reader (nn/weights_file.cpp) under libFuzzer for FUZZ_SECONDS, with
+# make fuzz: the safetensors reader (tasks/weights_file.cpp) under libFuzzer for FUZZ_SECONDS, with
 # AddressSanitizer and UndefinedBehaviorSanitizer, seeded with real weight files (PyTorch's golden files
 # and two small ones train_position saves). Needs Debian's clang and libclang-rt-14-dev (libFuzzer);
 # nothing else in the project does. The library is compiled again with clang into build/fuzz/.

@@ -1,6 +1,6 @@
-// Process set-up: OpenBLAS kernel choice, malloc tuning, thread counts.
+// Program start-up: the OpenBLAS kernel choice (with the re-exec), malloc tuning, thread counts.
 // Leaves out pinning threads to cores.
-#include "tensor/runtime.hpp"
+#include "tasks/openblas_startup.hpp"
 
 #include <cblas.h>
 #include <malloc.h>
@@ -28,10 +28,10 @@ void prepare_process(char** argv) {
     execv("/proc/self/exe", argv);  // returns only if it failed; then carry on with the slow kernels
 }
 
-void set_threads(int n) {
-    if (n <= 0) return;
-    omp_set_num_threads(n);
-    openblas_set_num_threads(n);
+void set_threads(int thread_count) {
+    if (thread_count <= 0) return;
+    omp_set_num_threads(thread_count);
+    openblas_set_num_threads(thread_count);
 }
 
 }  // namespace wai

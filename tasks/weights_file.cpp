@@ -1,7 +1,7 @@
 // Weight files: the safetensors reader with its checks, the atomic writer, and the module helpers.
 // The whole file is read into memory first: every check is then a comparison with its size, and no
 // check can be skipped by a short read. Leaves out streaming files larger than memory.
-#include "nn/weights_file.hpp"
+#include "tasks/weights_file.hpp"
 
 #include <algorithm>
 #include <bit>
