@@ -106,8 +106,8 @@ int main(int argc, char** argv) {
     // RoPE; then permute the dimensions of both into the half-split layout and score with half-split
     // RoPE. Each pair is the same two numbers turned by the same angle, only stored elsewhere, and a
     // dot product does not care in which order it adds its terms: the scores agree.
-    lesson::heading("1. The two conventions are one rotation, stored in two orders (H = 8)");
     const int64_t T = 16, small_H = 8;
+    lesson::heading("1. The two conventions are one rotation, stored in two orders (H = " + std::to_string(small_H) + ")");
     wai::Generator generator(7);
     const Tensor q = Tensor::normal(Shape{T, small_H}, 0.0f, 1.0f, generator);  // (T, H)
     const Tensor k = Tensor::normal(Shape{T, small_H}, 0.0f, 1.0f, generator);  // (T, H)
@@ -152,13 +152,15 @@ int main(int argc, char** argv) {
     }
     std::printf("  trained in %.1f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 
-    const wai::Batch test_batch = wai::lag_batch(test, 256, length, config.vocab, lag);
+    const int64_t test_sequences = 256;
+    const wai::Batch test_batch = wai::lag_batch(test, test_sequences, length, config.vocab, lag);
     const double chance = 1.0 / static_cast<double>(config.vocab);
     const double trained = wai::evaluate(model, test_batch, length).all.value();
     const std::vector<int> trained_answers = predictions(model, test_batch);
     rope.pairing = RopePairing::half_split;
     const double mixed = wai::evaluate(model, test_batch, length).all.value();
-    std::printf("  accuracy on 256 fresh sequences, interleaved as trained: %.3f\n", trained);
+    std::printf("  accuracy on %lld fresh sequences, interleaved as trained: %.3f\n", static_cast<long long>(test_sequences),
+                trained);
     std::printf("  the same weights, half-split RoPE:                      %.3f   (chance %.3f)\n", mixed, chance);
     lesson::check(trained > 0.95, "the model learns lag with interleaved RoPE (accuracy above 0.95)");
     lesson::check(mixed < trained / 2, "run with the other convention, its accuracy falls below half of that");

@@ -41,6 +41,7 @@ int main(int argc, char** argv) {
     lesson::take_no_arguments(argc, argv);
     const int64_t train_keys = 32, test_keys = 128;
     const float factor = wai::log_length_scale(test_keys, train_keys);
+    const std::string train = std::to_string(train_keys), test = std::to_string(test_keys);
 
     // The match's weight is e^a / (e^a + (N - 1)): the match keeps its score, but every extra key adds
     // its own e^0 to the denominator. Four times the keys, and the same learned scores buy less.
@@ -71,11 +72,15 @@ int main(int argc, char** argv) {
         scaling_closer &= gap_left < gap;
         largest_gap_left = std::max(largest_gap_left, gap_left);
     }
-    lesson::check(always_flatter, "at every a, 128 keys give the match less weight and the row more entropy than 32");
-    lesson::check(flat_stays_flat, "a = 0: all scores equal, and scaling them changes nothing (weight 1/128 either way)");
-    lesson::check(scaling_sharpens, "at every a > 0, the factor moves weight back onto the match at 128 keys");
-    lesson::check(scaling_closer, "at every a > 0, the scaled weight is nearer the 32-key weight than the unscaled one");
-    std::printf("  largest distance left between the scaled 128-key weight and the 32-key weight: %.3f\n", largest_gap_left);
+    lesson::check(always_flatter,
+                  "at every a, " + test + " keys give the match less weight and the row more entropy than " + train);
+    lesson::check(flat_stays_flat,
+                  "a = 0: all scores equal, and scaling them changes nothing (weight 1/" + test + " either way)");
+    lesson::check(scaling_sharpens, "at every a > 0, the factor moves weight back onto the match at " + test + " keys");
+    lesson::check(scaling_closer,
+                  "at every a > 0, the scaled weight is nearer the " + train + "-key weight than the unscaled one");
+    std::printf("  largest distance left between the scaled %lld-key weight and the %lld-key weight: %.3f\n",
+                static_cast<long long>(test_keys), static_cast<long long>(train_keys), largest_gap_left);
 
     // "Roughly", made exact. The scaled weight equals the 32-key weight when e^(ca) / 127 = e^a / 31,
     // that is at a* = log(127/31) / (c - 1) for c = log 128 / log 32. One score, not all: below a* the
