@@ -2,12 +2,16 @@
 // a query at m and a key at n depends only on n - m. The chapter's printed check, recomputed with
 // our rotation (H = 8, base 10000): equal scores at (3, 5), (10, 12), (100, 102), a different one
 // at (3, 10), and a rotation that keeps every vector's length.
+// Then the chapter's own q and k (drawn by its numpy code, shipped in lessons/data/) through the same
+// rotation, which must give its printed scores.
 // Mirrors "RoPE: rotate, so only the difference counts" (where-am-i.txt) and "Worked example: RoPE,
 // rotating instead of adding" (llm-mastery-23.txt). Leaves out the course's exercise (lesson 06),
 // the pairing convention (lesson 07) and the choice of base (lesson 10).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -15,6 +19,11 @@
 #include "lessons/lesson.hpp"
 #include "positional/rope.hpp"
 #include "tensor/gemm.hpp"
+
+// lessons/data/ in the source tree, set by lessons/lessons.mk, so the lesson finds its data wherever it runs.
+#ifndef WAI_LESSONS_DATA_DIR
+#define WAI_LESSONS_DATA_DIR "lessons/data"
+#endif
 
 namespace {
 
@@ -27,15 +36,43 @@ constexpr wai::RopePairing pairing = wai::RopePairing::interleaved;
 
 // (T, H): the same vector on every row. After rope_rotate, row p is that vector placed at position p.
 wai::Tensor at_every_position(const wai::Tensor& vector) {
-    wai::Tensor rows({T, H});
-    for (int64_t p = 0; p < T; ++p) std::copy_n(vector.data(), H, rows.data() + p * H);
+    const int64_t width = vector.numel();
+    wai::Tensor rows({T, width});
+    for (int64_t p = 0; p < T; ++p) std::copy_n(vector.data(), width, rows.data() + p * width);
     return rows;
 }
 
 double length_of_row(const wai::Tensor& rows, int64_t p) {
+    const int64_t width = rows.size(1);
     double total = 0.0;
-    for (int64_t c = 0; c < H; ++c) total += double(rows[p * H + c]) * rows[p * H + c];
+    for (int64_t c = 0; c < width; ++c) total += double(rows[p * width + c]) * rows[p * width + c];
     return std::sqrt(total);
+}
+
+// The chapter's q and k from lessons/data/chapter_rope_vectors.txt: lines "q x0 x1 ..." and "k ...",
+// '#' lines are notes. Empty vectors when the file cannot be read (the checks then say so).
+struct ChapterVectors {
+    std::vector<float> q, k;
+};
+ChapterVectors read_chapter_vectors(const std::string& path) {
+    ChapterVectors vectors;
+    std::ifstream file(path);
+    for (std::string line; std::getline(file, line);) {
+        std::istringstream words(line);
+        std::string name;
+        words >> name;
+        std::vector<float>* target = name == "q" ? &vectors.q : name == "k" ? &vectors.k : nullptr;
+        if (target == nullptr) continue;
+        for (double x; words >> x;) target->push_back(static_cast<float>(x));
+    }
+    return vectors;
+}
+
+// A score as the chapter prints it, "%+.4f": the check compares these strings, that is the rounding.
+std::string printed(double value, const char* format = "%+.4f") {
+    char text[32];
+    std::snprintf(text, sizeof text, format, value);
+    return text;
 }
 
 bool relatively_close(double a, double b, double relative) { return std::abs(a - b) <= relative * std::abs(b); }
@@ -75,6 +112,7 @@ int main(int argc, char** argv) {
 
     // Our q and k come from our own generator, not numpy's, so these are not the chapter's
     // -6.3341 and -5.9618. The pattern is what carries over: three equal scores, one different.
+    // (The chapter's own q and k, and its very numbers, are at the end.)
     lesson::heading("The chapter's check, with our random q and k");
     // The chapter's places: three pairs at distance 2, then one at another distance.
     const std::pair<int64_t, int64_t> places[] = {{3, 5}, {10, 12}, {100, 102}, {3, 10}};
@@ -126,6 +164,55 @@ int main(int argc, char** argv) {
     double worst = 0.0;
     for (int64_t p = 0; p < T; ++p) worst = std::max(worst, std::abs(length_of_row(rotated_q, p) - length) / length);
     lesson::check(worst < 1e-6, "|rope(q, p)| = |q| at every position, to float rounding");
+
+    // The chapter's own vectors. Its numpy code draws q and k from default_rng(0) after X, the three
+    // projections and the permutation of its first check; lessons/data/make_rope_vectors.py repeats
+    // those draws once and wrote them to chapter_rope_vectors.txt. Here they go through our rotation
+    // (the chapter's H = 8, base 10,000, interleaved pairs, whatever this lesson's own H, base and
+    // pairing are), in float32 as every tensor of the engine, and must give the chapter's printed scores.
+    const std::string data_path = std::string(WAI_LESSONS_DATA_DIR) + "/chapter_rope_vectors.txt";
+    lesson::heading("The chapter's own q and k (" + data_path + ")");
+    const ChapterVectors chapter = read_chapter_vectors(data_path);
+    const bool read = !chapter.q.empty() && chapter.q.size() == chapter.k.size() && chapter.q.size() % 2 == 0;
+    lesson::check(read, "the chapter's q and k are read, of one even length",
+                  "q has " + std::to_string(chapter.q.size()) + " numbers, k " + std::to_string(chapter.k.size()) +
+                      " (make_rope_vectors.py writes the file)");
+    if (read) {
+        const int64_t chapter_H = static_cast<int64_t>(chapter.q.size());
+        const double chapter_base = 10000.0;
+        const wai::Tensor chapter_q = wai::Tensor::from_values({chapter_H}, chapter.q);
+        const wai::Tensor chapter_k = wai::Tensor::from_values({chapter_H}, chapter.k);
+        const wai::RopeTable chapter_table = wai::make_rope_table(
+            T, wai::rope_frequencies(chapter_H, chapter_base), wai::RopePairing::interleaved);
+        const wai::Tensor chapter_rotated_q = wai::rope_rotate(at_every_position(chapter_q), chapter_table);  // (T, H)
+        const wai::Tensor chapter_rotated_k = wai::rope_rotate(at_every_position(chapter_k), chapter_table);  // (T, H)
+        const wai::Tensor chapter_scores = wai::matmul(chapter_rotated_q, chapter_rotated_k, false, true);  // (T, T)
+        // What the chapter prints for these places (its output block, under the code), and |q|. These are
+        // the claim being checked, not numbers this lesson prints as its own: it prints what it computes.
+        const char* chapter_printed[] = {"-6.3341", "-6.3341", "-6.3341", "-5.9618"};
+        const char* chapter_length = "4.4482";
+        bool all_as_printed = true;
+        std::string differing;
+        for (int j = 0; j < 4; ++j) {
+            const auto [m, n] = places[j];
+            const double value = chapter_scores[m * T + n];
+            std::printf("  query at %3lld, key at %3lld (distance %2lld): score %+.4f\n", static_cast<long long>(m),
+                        static_cast<long long>(n), static_cast<long long>(n - m), value);
+            if (printed(value) != chapter_printed[j]) {
+                all_as_printed = false;
+                differing += " " + place(places[j]) + " gives " + printed(value) + ", printed " + chapter_printed[j] + ";";
+            }
+        }
+        const double chapter_q_length = length_of_row(at_every_position(chapter_q), 0);
+        const double chapter_length_at_shown = length_of_row(chapter_rotated_q, shown_position);
+        std::printf("  rotation keeps length: |q| = %.4f, |rope(q, %lld)| = %.4f\n", chapter_q_length,
+                    static_cast<long long>(shown_position), chapter_length_at_shown);
+        lesson::check(all_as_printed, "our rotation of the chapter's q and k rounds to each of its four printed scores",
+                      differing);
+        lesson::check(printed(chapter_q_length, "%.4f") == chapter_length &&
+                          printed(chapter_length_at_shown, "%.4f") == chapter_length,
+                      "and |q| and |rope(q, " + std::to_string(shown_position) + ")| round to its printed length");
+    }
 
     return lesson::finish("05");
 }
