@@ -121,6 +121,8 @@ int main(int argc, char** argv) {
             decreasing = decreasing && weight[d] < weight[d - 1];
             worst_ratio_error = std::max(worst_ratio_error, std::abs(weight[d] / weight[d - 1] - std::exp(-slope)));
         }
+        const int64_t favourite = std::max_element(weight.begin(), weight.end()) - weight.begin();
+        std::printf("  the most weight goes to distance %lld\n", static_cast<long long>(favourite));
         lesson::check(decreasing, "the weight falls with every step of distance, all the way back");
         lesson::check(weight[3] < weight[2] && weight[3] < weight[1], "distance 3 gets less than distance 1 or 2");
         std::printf("  distance 3 over distance 2: %.4f; exp(-slope) = %.4f\n", weight[3] / weight[2],
@@ -130,11 +132,15 @@ int main(int argc, char** argv) {
     }
 
     // The steep slope's flip side, as the chapter says: its heads effectively ignore distant tokens.
-    const double steep_far = weights_by_distance(steep, T)[T - 1], gentle_far = weights_by_distance(gentle, T)[T - 1];
-    std::printf("\n  weight at distance %lld: %.2g with slope %s, %.4f with slope %s\n", static_cast<long long>(T - 1),
-                steep_far, slope_name(steep).c_str(), gentle_far, slope_name(gentle).c_str());
-    lesson::check(steep_far < 1e-6 && gentle_far > 0.003,
-                  "a steep head all but ignores the farthest token; a gentle one does not");
+    // "Distant" is the farthest a training sequence of 32 reaches, 31 back, in a row of any length T:
+    // a longer row also has tokens much farther back, which even a gentle slope all but ignores.
+    const int64_t far = std::min<int64_t>(31, T - 1);
+    const double steep_far = weights_by_distance(steep, T)[far], gentle_far = weights_by_distance(gentle, T)[far];
+    std::printf("\n  weight at distance %lld (T = %lld): %.2g with slope %s, %.2g with slope %s\n",
+                static_cast<long long>(far), static_cast<long long>(T), steep_far, slope_name(steep).c_str(), gentle_far,
+                slope_name(gentle).c_str());
+    lesson::check(steep_far < 1e-6 && gentle_far > 0.003, "at distance " + std::to_string(far) +
+                                                              ", a steep head all but ignores the token; a gentle one does not");
 
     return lesson::finish("04");
 }

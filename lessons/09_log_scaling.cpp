@@ -67,6 +67,13 @@ int main(int argc, char** argv) {
         const AttentionRow scaled_row = attend(test_keys, a, factor);
         const double gap = short_row.match_weight - long_row.match_weight;
         const double gap_left = std::abs(short_row.match_weight - scaled_row.match_weight);
+        // A score so large that the match's weight rounds to exactly 1 in float32 even with the most
+        // keys leaves nothing to compare: the row is shown, marked, and left out of the claims.
+        if (long_row.match_weight == 1.0f) {
+            std::printf("  %5.1f    %.4f    %.4f     %.4f      (float32 rounds every weight to 1: not compared)\n", a,
+                        short_row.match_weight, long_row.match_weight, scaled_row.match_weight);
+            continue;
+        }
         const double closed = (scaled_row.match_weight - long_row.match_weight) / gap;  // signed; 1 = exactly
         std::printf("  %5.1f    %.4f    %.4f     %.4f      %6.1f%% %-4s     %.3f      %.3f      %.3f\n", a,
                     short_row.match_weight, long_row.match_weight, scaled_row.match_weight, 100.0 * closed,
