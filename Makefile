@@ -64,7 +64,7 @@ check-deps:
 check-test-deps: check-deps
 	@test -f $(CATCH_HEADER) || { echo "missing: Catch2 v2; run 'make deps' (Debian package catch2)"; exit 1; }
 
-DEB_PACKAGES := g++ make libopenblas-openmp-dev catch2 nlohmann-json3-dev valgrind clang libclang-rt-14-dev gnuplot-nox
+DEB_PACKAGES := g++ make libopenblas-openmp-dev catch2 nlohmann-json3-dev valgrind clang libclang-rt-14-dev gnuplot-nox graphviz
 deps:
 	@missing=""; for p in $(DEB_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \

@@ -1,12 +1,18 @@
 // Lesson 00: the engine the other lessons stand on. One tiny expression, loss = sum((x·W + b)²),
 // built from autograd ops; the graph the engine recorded for it; and its gradients twice, written
 // out by hand below and computed by the engine's backward. They agree.
+// Like micrograd's draw_dot, it also draws that graph: a Graphviz DOT file next to the program
+// (build/lessons/00_engine_graph.dot), rendered to SVG and PNG when Graphviz's `dot` is installed.
 // Mirrors no section of the chapter: the chapter leaves this part to numpy and PyTorch, and every
 // later lesson uses it. Leaves out the layers (nn/), finite-difference gradient checks (tests/) and
 // the no-grad scope (lesson 01 uses it).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -22,6 +28,56 @@ bool close(double actual, double expected, double relative) {
 // A (2, 2) tensor as two printed rows.
 void print_matrix(const char* name, const wai::Tensor& m) {
     std::printf("  %-8s [%8.4f %8.4f]\n  %-8s [%8.4f %8.4f]\n", name, m[0], m[1], "", m[2], m[3]);
+}
+
+// A tensor's numbers for a graph label, "[1 2; 3 4]" (rows split by ';'), or its size when it has more
+// than `most` numbers: a label stays readable.
+std::string numbers_of(const wai::Tensor& t, int64_t most = 4) {
+    if (t.numel() > most) return std::to_string(t.numel()) + " numbers";
+    const int64_t row = t.rank() >= 2 ? t.shape().last() : t.numel();
+    std::string text = "[";
+    char number[32];
+    for (int64_t i = 0; i < t.numel(); ++i) {
+        std::snprintf(number, sizeof number, "%.4g", t[i]);
+        text += (i == 0 ? "" : i % row == 0 ? "; " : " ") + std::string(number);
+    }
+    return text + "]";
+}
+
+// Every node reachable from root through parents, each once, parents before children. Unlike
+// topological_order, which walks only what backward needs, this also reaches inputs such as x:
+// the picture shows the whole expression.
+void every_node(wai::Node* node, std::vector<wai::Node*>& order) {
+    if (std::find(order.begin(), order.end(), node) != order.end()) return;
+    for (const wai::Value& parent : node->parents) every_node(parent.node(), order);
+    order.push_back(node);
+}
+
+// The graph as Graphviz DOT, read left to right: one box per value (its handle's name, the op that
+// made it, shape, value and, when it has one, gradient), one arrow per input, parent -> child.
+// Returns the number of nodes and edges written.
+template <typename NameOf>
+std::pair<size_t, size_t> write_dot(const std::filesystem::path& path, const std::vector<wai::Node*>& nodes,
+                                    NameOf name_of) {
+    std::ofstream dot(path);
+    dot << "digraph engine {\n  rankdir=LR;\n  node [shape=record, fontname=\"monospace\", fontsize=10];\n";
+    size_t edges = 0;
+    for (size_t i = 0; i < nodes.size(); ++i) {
+        const wai::Node& node = *nodes[i];
+        const std::string grad = node.grad.defined() ? numbers_of(node.grad) : std::string("none kept");
+        // Record labels treat { } | < > as structure: the numbers use only [ ] ; and spaces.
+        dot << "  n" << i << " [label=\"{" << name_of(nodes[i]) << " | " << node.op_name << " " << node.value.shape().str()
+            << " | value " << numbers_of(node.value) << " | grad " << grad << "}\"" << (node.requires_grad ? "" : ", style=dashed")
+            << "];\n";
+    }
+    for (size_t i = 0; i < nodes.size(); ++i)
+        for (const wai::Value& parent : nodes[i]->parents) {
+            const size_t from = std::find(nodes.begin(), nodes.end(), parent.node()) - nodes.begin();
+            dot << "  n" << from << " -> n" << i << ";\n";
+            ++edges;
+        }
+    dot << "}\n";
+    return {dot.good() ? nodes.size() : 0, edges};
 }
 
 }  // namespace
@@ -127,6 +183,34 @@ int main(int argc, char** argv) {
         gradients_agree = gradients_agree && close(engine, db_by_hand[j], 1e-5);
     }
     lesson::check(gradients_agree, "backward by the engine equals backward by hand, to float rounding");
+
+    // The picture, after backward, so the parameters show their gradients (interior nodes keep none:
+    // backward frees them as it goes). It goes next to this program, wherever it is run from; a
+    // dashed box is a value that needs no gradient, the input x.
+    lesson::heading("The graph, drawn");
+    std::vector<wai::Node*> all_nodes;
+    every_node(loss.node(), all_nodes);
+    size_t inputs = 0;
+    for (const wai::Node* node : all_nodes) inputs += node->parents.size();
+    const std::filesystem::path folder = std::filesystem::absolute(argv[0]).parent_path();
+    const std::filesystem::path dot_file = folder / "00_engine_graph.dot";
+    const auto [nodes_written, edges_written] = write_dot(dot_file, all_nodes, name_of);
+    std::printf("  %s: %zu nodes, %zu edges\n", dot_file.c_str(), nodes_written, edges_written);
+    lesson::check(nodes_written == named.size() && edges_written == inputs,
+                  "the DOT file has one node per value and one edge per input (" + std::to_string(named.size()) +
+                      " and " + std::to_string(inputs) + ")");
+    // Rendering is a convenience: without Graphviz, one line says so and the lesson goes on.
+    if (std::system("command -v dot >/dev/null 2>&1") != 0) {
+        std::printf("  Graphviz's dot is not installed (Debian package graphviz): no SVG or PNG, the DOT file is there\n");
+    } else {
+        for (const char* format : {"svg", "png"}) {
+            const std::filesystem::path picture = folder / ("00_engine_graph." + std::string(format));
+            const std::string command = "dot -T" + std::string(format) + " '" + dot_file.string() + "' -o '" +
+                                        picture.string() + "'";
+            if (std::system(command.c_str()) == 0) std::printf("  drawn: %s\n", picture.c_str());
+            else std::printf("  dot could not draw %s (the DOT file is still there)\n", picture.c_str());
+        }
+    }
 
     // A parameter's gradient is a running sum: a second backward adds the same gradient again.
     // Training calls zero_grad() before each step's backward for exactly this reason.

@@ -18,6 +18,7 @@
 namespace {
 
 constexpr int64_t T = 5, H = 8;
+static_assert(T >= 3, "the last check shuffles the tokens before the last: it needs at least two of them");
 
 // A random order of 0..n-1 (Fisher-Yates), like numpy's rng.permutation(n).
 std::vector<int64_t> random_permutation(int64_t n, wai::Generator& generator) {
@@ -151,9 +152,17 @@ int main(int argc, char** argv) {
     // and keep the last in place: the last sees the same set of tokens, so its output is unchanged,
     // though the order before it is not. "dog bites man" and "man bites dog", said before the same
     // last word, look the same to that word. Telling them apart is what position schemes are for.
+    // Drawn again while it leaves every token in place: an order that moves nothing would make the
+    // check below hold for no reason (with 4 tokens before the last, 1 draw in 24 does that).
     std::vector<int64_t> shuffle_prefix = random_permutation(T - 1, generator);
+    while (std::is_sorted(shuffle_prefix.begin(), shuffle_prefix.end()))
+        shuffle_prefix = random_permutation(T - 1, generator);
     shuffle_prefix.push_back(T - 1);
+    int64_t moved = 0;
+    for (int64_t i = 0; i < T; ++i) moved += shuffle_prefix[i] != i;
     print_order("shuffle all but the last", shuffle_prefix);
+    std::printf("  it moves %lld of the %lld tokens before the last\n", static_cast<long long>(moved),
+                static_cast<long long>(T - 1));
     const wai::Tensor output_of_shuffled = run(permute_rows(X, shuffle_prefix));
     double last_row_difference = 0.0;
     for (int64_t c = 0; c < H; ++c)

@@ -68,7 +68,8 @@ int main(int argc, char** argv) {
                 static_cast<long long>(B), static_cast<long long>(T), h.shape().str().c_str(),
                 static_cast<long long>(T - 1), x.shape().str().c_str());
     lesson::check(x.shape() == wai::Shape({B, T, D}),
-                  "x has shape (B, T, D), like torch.Size([2, 10, 768]) with D = 64");
+                  "x has shape (B, T, D) = " + x.shape().str() + ", like the course's torch.Size([2, 10, 768]) with D = " +
+                      std::to_string(D));
 
     // "Position 5 always gets the exact same learned vector added, regardless of what token sits
     // there or how long the sequence is." Compare what was added at position 5 in both sequences
@@ -80,10 +81,12 @@ int main(int argc, char** argv) {
     const std::vector<std::vector<float>> added = {added_at(x.value(), h.value(), 0, 5),
                                                    added_at(x.value(), h.value(), 1, 5),
                                                    added_at(long_x.value(), long_h.value(), 0, 5)};
-    const char* where[] = {"sequence 0 of 2, length 10", "sequence 1 of 2, length 10", "a sequence of length 50"};
+    const std::string where[] = {"sequence 0 of " + std::to_string(B) + ", length " + std::to_string(T),
+                                 "sequence 1 of " + std::to_string(B) + ", length " + std::to_string(T),
+                                 "a sequence of length 50"};
     double farthest_from_row_5 = 0.0;
     for (size_t i = 0; i < added.size(); ++i) {
-        std::printf("  %-27s token %2d: [%7.4f %7.4f %7.4f %7.4f ...]\n", where[i],
+        std::printf("  %-27s token %2d: [%7.4f %7.4f %7.4f %7.4f ...]\n", where[i].c_str(),
                     i < 2 ? tokens[i * T + 5] : long_tokens[5], added[i][0], added[i][1], added[i][2], added[i][3]);
         farthest_from_row_5 = std::max(farthest_from_row_5, distance_to_row(added[i], position_table.table.value(), 5));
     }
@@ -124,18 +127,19 @@ int main(int argc, char** argv) {
 
     // With AdamW, an untrained row still moves a little: decoupled weight decay shrinks every
     // parameter by (1 - lr·wd) each step. Take the chapter's 2,000 steps, the same gradient each time.
+    constexpr int steps = 2000;
     const std::vector<float> row_100_before(rows.data() + 100 * D, rows.data() + 101 * D);
     wai::AdamW optimizer(position_table.parameters());
-    for (int step = 0; step < 2000; ++step) optimizer.step();
-    const double decay_only = std::pow(1.0 - double(optimizer.config.lr) * optimizer.config.weight_decay, 2000);
+    for (int step = 0; step < steps; ++step) optimizer.step();
+    const double decay_only = std::pow(1.0 - double(optimizer.config.lr) * optimizer.config.weight_decay, steps);
     double length_before = 0.0, length_after = 0.0, off_decay = 0.0;
     for (int64_t c = 0; c < D; ++c) {
         length_before += double(row_100_before[c]) * row_100_before[c];
         length_after += double(rows[100 * D + c]) * rows[100 * D + c];
         off_decay = std::max(off_decay, std::abs(rows[100 * D + c] - decay_only * row_100_before[c]));
     }
-    std::printf("  after 2,000 AdamW steps row 100 has %.4f of its starting length; (1 - lr·wd)^2000 = %.4f\n",
-                std::sqrt(length_after / length_before), decay_only);
+    std::printf("  after %d AdamW steps row 100 has %.4f of its starting length; (1 - lr·wd)^%d = %.4f\n", steps,
+                std::sqrt(length_after / length_before), steps, decay_only);
     lesson::check(off_decay < 1e-4, "an unused row is only shrunk by weight decay: it learns nothing");
 
     // The failure mode. A sequence of 129 tokens needs position 128; the table's rows are 0..127.
@@ -158,7 +162,8 @@ int main(int argc, char** argv) {
         std::printf("  a sequence of length %lld: %s\n", static_cast<long long>(wai::learned_table_rows + 1),
                     error.what());
     }
-    lesson::check(refused, "asking for position 128 of a 128-row table is an error, not a silent clamp");
+    lesson::check(refused, "asking for position " + std::to_string(wai::learned_table_rows) + " of a " +
+                               std::to_string(wai::learned_table_rows) + "-row table is an error, not a silent clamp");
 
     return lesson::finish("02");
 }

@@ -17,6 +17,15 @@
 
 namespace {
 
+// A slope as the chapter writes it: 1/2, 1/16, ... when it is one over a whole number, else "0.3".
+std::string slope_name(double slope) {
+    const double inverse = 1.0 / slope;
+    char text[32];
+    if (std::abs(inverse - std::round(inverse)) < 1e-9) std::snprintf(text, sizeof text, "1/%.0f", inverse);
+    else std::snprintf(text, sizeof text, "%g", slope);
+    return text;
+}
+
 // Row m of softmax(penalty) under the causal mask, read by distance: weight[d] is key m - d.
 // The content scores are all equal (zero), so the penalty is the only thing that differs.
 std::vector<double> weights_by_distance(double slope, int64_t T) {
@@ -38,9 +47,10 @@ int main(int argc, char** argv) {
     // is added to the tokens and nothing is learned: a fixed matrix joins the scores just before the
     // softmax (nn/attention.cpp adds score_bias, then the causal mask hides the keys above the diagonal).
     constexpr int64_t small_T = 6;
-    lesson::heading("The penalty for one head, slope 1/2, T = " + std::to_string(small_T) +
+    constexpr double shown_slope = 0.5;
+    lesson::heading("The penalty for one head, slope " + slope_name(shown_slope) + ", T = " + std::to_string(small_T) +
                     " (row: query m, column: key n)");
-    const wai::Tensor penalty = wai::alibi_bias({0.5}, small_T);  // (NH, T, T) = (1, 6, 6)
+    const wai::Tensor penalty = wai::alibi_bias({shown_slope}, small_T);  // (NH, T, T) = (1, 6, 6)
     for (int64_t m = 0; m < small_T; ++m) {
         std::printf("  m = %lld ", static_cast<long long>(m));
         for (int64_t n = 0; n < small_T; ++n) {
@@ -52,30 +62,41 @@ int main(int argc, char** argv) {
     bool proportional = true;
     for (int64_t m = 0; m < small_T; ++m)
         for (int64_t n = 0; n <= m; ++n)
-            proportional = proportional && penalty[m * small_T + n] == -0.5f * float(m - n);
+            proportional = proportional && penalty[m * small_T + n] == float(-shown_slope * double(m - n));
     lesson::check(proportional, "the penalty is -slope·(m - n): zero on the diagonal, growing with distance");
 
     // Every head gets its own slope, a geometric sequence 2^(-8k/NH): with 8 heads, 1/2 to 1/256.
     // Steep heads look nearby, gentle heads look far.
-    lesson::heading("The slopes for 8 heads");
-    const std::vector<double> slopes = wai::alibi_slopes(8);
-    bool powers_of_two = true;
+    constexpr int64_t heads = 8;
+    lesson::heading("The slopes for " + std::to_string(heads) + " heads");
+    const std::vector<double> slopes = wai::alibi_slopes(heads);
+    // Geometric: each slope is the first times the one before, and the last is 2^-8 = 1/256 (for 8
+    // heads: 1/2, 1/4, ..., 1/256, every one a power of two and so exact in a double).
+    bool geometric_sequence = std::abs(slopes.back() - 1.0 / 256.0) < 1e-15;
     for (size_t k = 0; k < slopes.size(); ++k) {
-        std::printf("  head %zu: slope %.8f = 1/%.0f\n", k, slopes[k], 1.0 / slopes[k]);
-        powers_of_two = powers_of_two && slopes[k] == std::ldexp(1.0, -static_cast<int>(k + 1));
+        std::printf("  head %zu: slope %.8f = %s\n", k, slopes[k], slope_name(slopes[k]).c_str());
+        if (k > 0) geometric_sequence &= std::abs(slopes[k] / slopes[k - 1] - slopes[0]) < 1e-12;
     }
-    lesson::check(powers_of_two, "the 8 slopes are exactly 1/2, 1/4, ..., 1/256");
+    lesson::check(geometric_sequence, "the " + std::to_string(heads) + " slopes are a geometric sequence, " +
+                                          slope_name(slopes[0]) + ", " +
+                                          (heads > 1 ? slope_name(slopes[1]) + ", ..., " : std::string()) + "1/256");
+    if (heads == 8) {  // the chapter's own list: every slope exactly one over a power of two
+        bool powers_of_two = true;
+        for (size_t k = 0; k < slopes.size(); ++k)
+            powers_of_two = powers_of_two && slopes[k] == std::ldexp(1.0, -static_cast<int>(k + 1));
+        lesson::check(powers_of_two, "the 8 slopes are exactly 1/2, 1/4, ..., 1/256");
+    }
 
     // The scheme as the model uses it: one (T, T) slab per head, each with its own slope.
     const wai::AlibiPositions geometric;
-    const wai::Tensor per_head = geometric.score_bias(8, small_T).value();  // (NH, T, T) = (8, 6, 6)
+    const wai::Tensor per_head = geometric.score_bias(heads, small_T).value();  // (NH, T, T) = (8, 6, 6)
     const int64_t query = small_T - 1, key = query - 3;
-    bool slab_per_head = per_head.shape() == wai::Shape({8, small_T, small_T});
-    for (int64_t h = 0; h < 8; ++h)
-        slab_per_head = slab_per_head && per_head[(h * small_T + query) * small_T + key] == float(-3 * slopes[h]);
-    std::printf("  score_bias(8 heads, T = %lld) has shape %s; query %lld, key %lld gets -3·slope in each head\n",
-                static_cast<long long>(small_T), per_head.shape().str().c_str(), static_cast<long long>(query),
-                static_cast<long long>(key));
+    bool slab_per_head = per_head.shape() == wai::Shape({heads, small_T, small_T});
+    for (int64_t h = 0; h < heads; ++h)
+        slab_per_head = slab_per_head && per_head[(h * small_T + query) * small_T + key] == float(-(query - key) * slopes[h]);
+    std::printf("  score_bias(%lld heads, T = %lld) has shape %s; query %lld, key %lld gets -%lld·slope in each head\n",
+                static_cast<long long>(heads), static_cast<long long>(small_T), per_head.shape().str().c_str(),
+                static_cast<long long>(query), static_cast<long long>(key), static_cast<long long>(query - key));
     lesson::check(slab_per_head, "the model's score bias holds one penalty matrix per head, each with its slope");
 
     // The limitation. Take the last query of a training-length sequence (T = 32) and make every
@@ -87,9 +108,9 @@ int main(int argc, char** argv) {
     // penalty that differs little between 2, 3 and 4 (the gentle slope) helps little in telling them
     // apart. In the chapter's table: lag at 94% with the steep slope, 70% with the gentle one.
     constexpr int64_t T = 32;
-    const std::pair<double, const char*> two_slopes[] = {{0.5, "1/2"}, {0.0625, "1/16"}};
-    for (const auto& [slope, name] : two_slopes) {
-        lesson::heading(std::string("Penalty alone, slope ") + name +
+    const double steep = 0.5, gentle = 0.0625;  // the chapter's two, for its one-head model
+    for (double slope : {steep, gentle}) {
+        lesson::heading("Penalty alone, slope " + slope_name(slope) +
                         ": weights of the last query (T = " + std::to_string(T) + ")");
         const std::vector<double> weight = weights_by_distance(slope, T);
         for (int64_t d : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, T - 1})
@@ -100,6 +121,8 @@ int main(int argc, char** argv) {
             decreasing = decreasing && weight[d] < weight[d - 1];
             worst_ratio_error = std::max(worst_ratio_error, std::abs(weight[d] / weight[d - 1] - std::exp(-slope)));
         }
+        const int64_t favourite = std::max_element(weight.begin(), weight.end()) - weight.begin();
+        std::printf("  the most weight goes to distance %lld\n", static_cast<long long>(favourite));
         lesson::check(decreasing, "the weight falls with every step of distance, all the way back");
         lesson::check(weight[3] < weight[2] && weight[3] < weight[1], "distance 3 gets less than distance 1 or 2");
         std::printf("  distance 3 over distance 2: %.4f; exp(-slope) = %.4f\n", weight[3] / weight[2],
@@ -109,11 +132,15 @@ int main(int argc, char** argv) {
     }
 
     // The steep slope's flip side, as the chapter says: its heads effectively ignore distant tokens.
-    const double steep_far = weights_by_distance(0.5, T)[T - 1], gentle_far = weights_by_distance(0.0625, T)[T - 1];
-    std::printf("\n  weight at distance %lld: %.2g with slope 1/2, %.4f with slope 1/16\n",
-                static_cast<long long>(T - 1), steep_far, gentle_far);
-    lesson::check(steep_far < 1e-6 && gentle_far > 0.003,
-                  "a steep head all but ignores the farthest token; a gentle one does not");
+    // "Distant" is the farthest a training sequence of 32 reaches, 31 back, in a row of any length T:
+    // a longer row also has tokens much farther back, which even a gentle slope all but ignores.
+    const int64_t far = std::min<int64_t>(31, T - 1);
+    const double steep_far = weights_by_distance(steep, T)[far], gentle_far = weights_by_distance(gentle, T)[far];
+    std::printf("\n  weight at distance %lld (T = %lld): %.2g with slope %s, %.2g with slope %s\n",
+                static_cast<long long>(far), static_cast<long long>(T), steep_far, slope_name(steep).c_str(), gentle_far,
+                slope_name(gentle).c_str());
+    lesson::check(steep_far < 1e-6 && gentle_far > 0.003, "at distance " + std::to_string(far) +
+                                                              ", a steep head all but ignores the token; a gentle one does not");
 
     return lesson::finish("04");
 }

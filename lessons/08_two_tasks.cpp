@@ -91,28 +91,35 @@ int main(int argc, char** argv) {
 
     // lag: output the token from three positions back. Positions 0..2 have nothing three back; they
     // are not scored (their target is ignore_index), so the loss and the accuracy skip them.
-    lesson::heading("lag: vocabulary 16, the target at t is the token at t - 3");
     wai::Generator generator(8);
     const wai::Task lag = wai::make_task("lag");
+    const std::string lag_back = std::to_string(lag.lag);
+    lesson::heading("lag: vocabulary " + std::to_string(lag.vocab) + ", the target at t is the token at t - " + lag_back);
     print_sequence(lag.sample(generator, 1, 16), 0);
-    const wai::Batch lag_check = lag.sample(generator, 64, 32);
+    constexpr int64_t check_sequences = 64, check_length = 32;
+    const std::string on_the_check_batch =
+        "on " + std::to_string(check_sequences) + " sequences of " + std::to_string(check_length) + ": ";
+    const wai::Batch lag_check = lag.sample(generator, check_sequences, check_length);
     lesson::check(lag_targets_hold(lag_check, lag.lag),
-                  "on 64 sequences of 32: every target is the token 3 back; positions 0..2 are not scored");
+                  on_the_check_batch + "every target is the token " + lag_back + " back; positions 0.." +
+                      std::to_string(lag.lag - 1) + " are not scored");
 
     // seen: say whether this token appeared earlier. Every position is scored, position 0 always "no".
-    lesson::heading("seen: vocabulary 96, the target is 1 if the token appeared earlier, else 0");
     const wai::Task seen = wai::make_task("seen");
+    lesson::heading("seen: vocabulary " + std::to_string(seen.vocab) +
+                    ", the target is 1 if the token appeared earlier, else 0");
     print_sequence(seen.sample(generator, 1, 24), 0);
-    const wai::Batch seen_check = seen.sample(generator, 64, 32);
-    lesson::check(seen_targets_hold(seen_check),
-                  "on 64 sequences of 32: every target matches a look back along the sequence");
+    const wai::Batch seen_check = seen.sample(generator, check_sequences, check_length);
+    lesson::check(seen_targets_hold(seen_check), on_the_check_batch + "every target matches a look back along the sequence");
 
     // Most seen targets are "no", more so in short sequences: a model that always says "no" is the
     // baseline to beat, not 50%. The chapter derives it from the vocabulary; here it is counted on the
     // experiment's own test sequences (seed 0, 256 of each length) and derived, side by side.
-    lesson::heading("seen: what always answering \"no\" scores");
+    constexpr int64_t baseline_sequences = 256;
+    lesson::heading("seen: what always answering \"no\" scores (" + std::to_string(baseline_sequences) +
+                    " test sequences of each length)");
     for (int64_t length : {32, 64, 128}) {
-        const double counted = share_of_zeros(wai::test_batch(seen, 0, length, 256));
+        const double counted = share_of_zeros(wai::test_batch(seen, 0, length, baseline_sequences));
         const double derived = expected_share_of_zeros(seen.vocab, length);
         std::printf("  length %3lld: counted on the test sequences %.3f, derived from the vocabulary %.3f\n",
                     static_cast<long long>(length), counted, derived);
@@ -125,20 +132,28 @@ int main(int argc, char** argv) {
     // The line is the experiment's own format. lag needs only "look exactly 3 back", which RoPE makes
     // easy: 300 steps reached 1.000 at length 32 on seeds 0 and 1 when this lesson was written, and the
     // check asks for 0.9 (chance is 1/16). seen is checked against its always-"no" baseline.
-    lesson::heading("A short run of each task with RoPE (the experiment's code, fewer steps)");
     wai::RunConfig config;
     config.scheme = "rope";
     config.steps = 300;
     config.eval_sequences = 64;
+    lesson::heading("A short run of each task with " + config.scheme + " (the experiment's code, " +
+                    std::to_string(config.steps) + " steps)");
     config.task = "lag";
     const wai::RunResult lag_result = short_run(config);
     config.task = "seen";
     const wai::RunResult seen_result = short_run(config);
-    const double seen_baseline = share_of_zeros(wai::test_batch(seen, config.seed, 32, config.eval_sequences));
-    std::printf("  seen's always-\"no\" baseline on these 64 test sequences of 32: %.3f\n", seen_baseline);
-    lesson::check(lag_result.accuracy[0] > 0.9, "lag after 300 steps: accuracy at length 32 above 0.9 (chance 0.0625)");
-    lesson::check(seen_result.accuracy[0] > seen_baseline + 0.05,
-                  "seen after 300 steps: accuracy at length 32 at least 0.05 above always \"no\"");
+    // accuracy[0] is at the first test length, the training length unless test_lengths is changed.
+    const int64_t first_length = config.test_lengths[0];
+    const std::string after = " with " + config.scheme + " after " + std::to_string(config.steps) +
+                              " steps: accuracy at length " + std::to_string(first_length);
+    const double seen_baseline =
+        share_of_zeros(wai::test_batch(seen, config.seed, first_length, config.eval_sequences));
+    std::printf("  seen's always-\"no\" baseline on these %lld test sequences of %lld: %.3f\n",
+                static_cast<long long>(config.eval_sequences), static_cast<long long>(first_length), seen_baseline);
+    char chance[32];
+    std::snprintf(chance, sizeof chance, "%.4g", 1.0 / static_cast<double>(lag.vocab));
+    lesson::check(lag_result.accuracy[0] > 0.9, "lag" + after + " above 0.9 (chance " + chance + ")");
+    lesson::check(seen_result.accuracy[0] > seen_baseline + 0.05, "seen" + after + " at least 0.05 above always \"no\"");
 
     // The full experiment is `make experiment`: 2 tasks x 7 schemes (none sinusoid learned rope
     // rope:1000000 alibi:0.5 alibi:0.0625) x seeds 0 and 1, 2000 steps each, 256 test sequences per
@@ -148,10 +163,12 @@ int main(int argc, char** argv) {
     // chapter's published figures in results/summary.md. `make experiment SEEDS='0 1 2 3 4'` runs more.
     lesson::heading("The full experiment: make experiment");
     const double seconds_per_step = (lag_result.seconds_training + seen_result.seconds_training) / (2.0 * config.steps);
-    std::printf("  this machine, now: %.1f ms per training step, so about %.0f s of training per full run of 2000 steps\n",
-                1000.0 * seconds_per_step, 2000.0 * seconds_per_step);
-    std::printf("  and about %.0f minutes of training for the 28 runs, two at a time (testing adds a little)\n",
-                28.0 * 2000.0 * seconds_per_step / 2.0 / 60.0);
+    const int64_t full_steps = wai::RunConfig{}.steps;  // the experiment's default: 2000
+    const int64_t full_runs = 2 * 7 * 2;                 // tasks x schemes x seeds
+    std::printf("  this machine, now: %.1f ms per training step, so about %.0f s of training per full run of %lld steps\n",
+                1000.0 * seconds_per_step, full_steps * seconds_per_step, static_cast<long long>(full_steps));
+    std::printf("  and about %.0f minutes of training for the %lld runs, two at a time (testing adds a little)\n",
+                full_runs * full_steps * seconds_per_step / 2.0 / 60.0, static_cast<long long>(full_runs));
     std::printf("  results: results/table.txt (every run's line) and results/summary.md (seed averages vs the chapter)\n");
     return lesson::finish("08");
 }

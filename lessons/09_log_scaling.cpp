@@ -7,6 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "autograd/ops.hpp"
 #include "lessons/lesson.hpp"
@@ -41,41 +44,59 @@ int main(int argc, char** argv) {
     lesson::take_arguments(argc, argv);
     const int64_t train_keys = 32, test_keys = 128;
     const float factor = wai::log_length_scale(test_keys, train_keys);
+    const std::string train = std::to_string(train_keys), test = std::to_string(test_keys);
 
     // The match's weight is e^a / (e^a + (N - 1)): the match keeps its score, but every extra key adds
     // its own e^0 to the denominator. Four times the keys, and the same learned scores buy less.
     lesson::heading("One match scored a, every other key 0: the match's weight and the row's entropy");
     std::printf("  factor log %lld / log %lld = %.4f\n", static_cast<long long>(test_keys),
                 static_cast<long long>(train_keys), factor);
-    std::printf("          weight on the match             share of the      entropy (nats)\n");
-    std::printf("      a   %3lld keys  %3lld keys  %3lld x%.2f   gap closed    %3lld keys  %3lld keys  %3lld x%.2f\n",
+    // "gap closed" is signed: how far the factor moves the weight from the unscaled one toward the
+    // 32-key one, as a share of the whole way. Under 100% it falls short; over 100% it overshoots,
+    // the row is then sharper than it was at 32 keys, and the column says "over".
+    std::printf("          weight on the match             share of the        entropy (nats)\n");
+    std::printf("      a   %3lld keys  %3lld keys  %3lld x%.2f   gap closed      %3lld keys  %3lld keys  %3lld x%.2f\n",
                 static_cast<long long>(train_keys), static_cast<long long>(test_keys), static_cast<long long>(test_keys),
                 factor, static_cast<long long>(train_keys), static_cast<long long>(test_keys),
                 static_cast<long long>(test_keys), factor);
     bool always_flatter = true, scaling_sharpens = true, scaling_closer = true, flat_stays_flat = true;
     double largest_gap_left = 0.0;
+    std::vector<std::pair<float, double>> closed_at;  // (a, share of the gap closed), for a > 0
     for (float a : {0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 8.0f}) {
         const AttentionRow short_row = attend(train_keys, a, 1.0f), long_row = attend(test_keys, a, 1.0f);
         const AttentionRow scaled_row = attend(test_keys, a, factor);
         const double gap = short_row.match_weight - long_row.match_weight;
         const double gap_left = std::abs(short_row.match_weight - scaled_row.match_weight);
-        std::printf("  %5.1f    %.4f    %.4f     %.4f       %5.1f%%       %.3f      %.3f      %.3f\n", a,
-                    short_row.match_weight, long_row.match_weight, scaled_row.match_weight,
-                    100.0 * (1.0 - gap_left / gap), short_row.entropy, long_row.entropy, scaled_row.entropy);
+        // A score so large that the match's weight rounds to exactly 1 in float32 even with the most
+        // keys leaves nothing to compare: the row is shown, marked, and left out of the claims.
+        if (long_row.match_weight == 1.0f) {
+            std::printf("  %5.1f    %.4f    %.4f     %.4f      (float32 rounds every weight to 1: not compared)\n", a,
+                        short_row.match_weight, long_row.match_weight, scaled_row.match_weight);
+            continue;
+        }
+        const double closed = (scaled_row.match_weight - long_row.match_weight) / gap;  // signed; 1 = exactly
+        std::printf("  %5.1f    %.4f    %.4f     %.4f      %6.1f%% %-4s     %.3f      %.3f      %.3f\n", a,
+                    short_row.match_weight, long_row.match_weight, scaled_row.match_weight, 100.0 * closed,
+                    closed > 1.0 ? "over" : "", short_row.entropy, long_row.entropy, scaled_row.entropy);
         always_flatter &= long_row.match_weight < short_row.match_weight && long_row.entropy > short_row.entropy;
         if (a == 0.0f) {  // no match stands out: a flat row stays flat whatever the factor
             flat_stays_flat = std::abs(scaled_row.match_weight - long_row.match_weight) < 1e-7;
             continue;
         }
+        closed_at.emplace_back(a, closed);
         scaling_sharpens &= scaled_row.match_weight > long_row.match_weight;
         scaling_closer &= gap_left < gap;
         largest_gap_left = std::max(largest_gap_left, gap_left);
     }
-    lesson::check(always_flatter, "at every a, 128 keys give the match less weight and the row more entropy than 32");
-    lesson::check(flat_stays_flat, "a = 0: all scores equal, and scaling them changes nothing (weight 1/128 either way)");
-    lesson::check(scaling_sharpens, "at every a > 0, the factor moves weight back onto the match at 128 keys");
-    lesson::check(scaling_closer, "at every a > 0, the scaled weight is nearer the 32-key weight than the unscaled one");
-    std::printf("  largest distance left between the scaled 128-key weight and the 32-key weight: %.3f\n", largest_gap_left);
+    lesson::check(always_flatter,
+                  "at every a, " + test + " keys give the match less weight and the row more entropy than " + train);
+    lesson::check(flat_stays_flat,
+                  "a = 0: all scores equal, and scaling them changes nothing (weight 1/" + test + " either way)");
+    lesson::check(scaling_sharpens, "at every a > 0, the factor moves weight back onto the match at " + test + " keys");
+    lesson::check(scaling_closer,
+                  "at every a > 0, the scaled weight is nearer the " + train + "-key weight than the unscaled one");
+    std::printf("  largest distance left between the scaled %lld-key weight and the %lld-key weight: %.3f\n",
+                static_cast<long long>(test_keys), static_cast<long long>(train_keys), largest_gap_left);
 
     // "Roughly", made exact. The scaled weight equals the 32-key weight when e^(ca) / 127 = e^a / 31,
     // that is at a* = log(127/31) / (c - 1) for c = log 128 / log 32. One score, not all: below a* the
@@ -90,6 +111,9 @@ int main(int argc, char** argv) {
                 at_short.match_weight, static_cast<long long>(train_keys), at_scaled.match_weight,
                 static_cast<long long>(test_keys));
     lesson::check(std::abs(at_short.match_weight - at_scaled.match_weight) < 1e-5, "at a* the two weights agree to 1e-5");
+    bool over_exactly_above = true;
+    for (const auto& [a, closed] : closed_at) over_exactly_above &= (closed > 1.0) == (a > exact_score);
+    lesson::check(over_exactly_above, "in the table, \"over\" (more than 100% of the gap closed) is exactly the rows with a > a*");
     const float below = static_cast<float>(exact_score) - 1.0f, above = static_cast<float>(exact_score) + 1.0f;
     lesson::check(attend(test_keys, below, factor).match_weight < attend(train_keys, below, 1.0f).match_weight &&
                       attend(test_keys, above, factor).match_weight > attend(train_keys, above, 1.0f).match_weight,

@@ -49,19 +49,28 @@ int main(int argc, char** argv) {
     wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
     const int64_t H = 128;  // a Llama-sized head: 64 pairs
-    const std::vector<double> bases = {10000.0, 500000.0};
+    const int64_t pairs = H / 2;
+    const std::vector<double> bases = {10000.0, 500000.0};  // the original, and Llama 3's
+    const double short_context = 8192, long_context = 131072;  // the chapter's two context lengths
 
     // Pair 0 turns one radian per position (theta_0 = 1), a full turn every 2 pi = 6.3 positions: it
     // tells neighbours apart. The last pair turns so slowly that a long context is a fraction of a turn.
     // A larger base stretches every wavelength but pair 0's.
-    lesson::heading("Wavelength 2 pi / theta_i, in positions, head dimension 128");
-    std::printf("   pair %18s %18s\n", ("base " + with_commas(bases[0], 0)).c_str(),
-                ("base " + with_commas(bases[1], 0)).c_str());
+    lesson::heading("Wavelength 2 pi / theta_i, in positions, head dimension " + std::to_string(H));
+    std::printf("   pair");
+    for (double base : bases) std::printf(" %18s", ("base " + with_commas(base, 0)).c_str());
+    std::printf("\n");
     std::vector<std::vector<double>> table;
     for (double base : bases) table.push_back(wavelengths(H, base));
-    for (int64_t pair : {0, 8, 16, 32, 48, 63})
-        std::printf("  %5lld %18s %18s\n", static_cast<long long>(pair), with_commas(table[0][pair], 1).c_str(),
-                    with_commas(table[1][pair], 1).c_str());
+    // The chapter's rows 0, 8, 16, 32, 48, 63 of 64 pairs: the same fractions of the pairs for any H.
+    std::vector<int64_t> shown_pairs;
+    for (int64_t pair : {int64_t{0}, pairs / 8, pairs / 4, pairs / 2, 3 * pairs / 4, pairs - 1})
+        if (shown_pairs.empty() || pair > shown_pairs.back()) shown_pairs.push_back(pair);
+    for (int64_t pair : shown_pairs) {
+        std::printf("  %5lld", static_cast<long long>(pair));
+        for (const std::vector<double>& wavelength : table) std::printf(" %18s", with_commas(wavelength[pair], 1).c_str());
+        std::printf("\n");
+    }
 
     for (size_t b = 0; b < bases.size(); ++b) {
         const std::vector<double>& wavelength = table[b];
@@ -72,50 +81,65 @@ int main(int argc, char** argv) {
         lesson::check(increasing, name + ": each pair turns more slowly than the one before");
         const double last_expected = 2.0 * std::numbers::pi * std::pow(bases[b], static_cast<double>(H - 2) / H);
         lesson::check(std::abs(wavelength.back() / last_expected - 1.0) < 1e-12,
-                      name + ": pair 63's wavelength is 2 pi base^(126/128), " + with_commas(last_expected, 1));
+                      name + ": pair " + std::to_string(pairs - 1) + "'s wavelength is 2 pi base^(" +
+                          std::to_string(H - 2) + "/" + std::to_string(H) + "), " + with_commas(last_expected, 1));
     }
 
     // A pair whose wavelength exceeds the context never completes a turn inside it: across the whole
     // context its angle only grows. Run a model on longer contexts than it trained on, and such pairs
     // reach angles it never saw.
     lesson::heading("Pairs that never finish one turn within a context");
-    std::vector<int64_t> within_8k, within_128k;
+    std::vector<int64_t> within_short, within_long;
     for (size_t b = 0; b < bases.size(); ++b) {
-        within_8k.push_back(pairs_longer_than(table[b], 8192));
-        within_128k.push_back(pairs_longer_than(table[b], 131072));
-        std::printf("  base %9s: %2lld of 64 pairs never finish one turn within 8,192 positions, %2lld within 131,072\n",
-                    with_commas(bases[b], 0).c_str(), static_cast<long long>(within_8k[b]),
-                    static_cast<long long>(within_128k[b]));
+        within_short.push_back(pairs_longer_than(table[b], short_context));
+        within_long.push_back(pairs_longer_than(table[b], long_context));
+        std::printf("  base %9s: %2lld of %lld pairs never finish one turn within %s positions, %2lld within %s\n",
+                    with_commas(bases[b], 0).c_str(), static_cast<long long>(within_short[b]),
+                    static_cast<long long>(pairs), with_commas(short_context, 0).c_str(),
+                    static_cast<long long>(within_long[b]), with_commas(long_context, 0).c_str());
     }
-    lesson::check(within_8k[1] > within_8k[0] && within_128k[1] > within_128k[0],
-                  "the larger base leaves more pairs short of a full turn at both lengths");
-    lesson::check(within_128k[0] < within_8k[0] && within_128k[1] < within_8k[1],
-                  "a 16x longer context leaves fewer such pairs at either base");
+    // Each claim compares neighbours in the lists: every larger base (bases in increasing order), and
+    // the longer context against the shorter, at every base.
+    bool more_with_larger_base = true, fewer_with_longer_context = true;
+    for (size_t b = 0; b < bases.size(); ++b) {
+        if (b > 0) more_with_larger_base &= within_short[b] > within_short[b - 1] && within_long[b] > within_long[b - 1];
+        fewer_with_longer_context &= within_long[b] < within_short[b];
+    }
+    lesson::check(more_with_larger_base, "each larger base leaves more pairs short of a full turn at both lengths");
+    lesson::check(fewer_with_longer_context, "a " + with_commas(long_context / short_context, 0) +
+                                                 "x longer context leaves fewer such pairs at every base");
 
     // The chapter's own model is tiny by comparison: H = 64, trained at length 32, tested at 128. The
     // score of a query and a key d apart turns pair i by d * theta_i; training shows d up to 31, the
     // test up to 127. A pair that finishes a turn within 31 has shown the model every angle; a slower
     // one meets new angles at test time, from 31 theta_i up to 127 theta_i (one full turn at most).
-    lesson::heading("The experiment's model: H = 64, distances up to 31 in training, up to 127 at length 128");
+    const int64_t model_H = 64, train_length = 32, test_length = 128;
+    const std::vector<double> model_bases = {10000.0, 1000000.0};  // the chapter's rope and rope:1000000
+    const double seen_in_training = train_length - 1, seen_at_test = test_length - 1;  // the longest distances
+    lesson::heading("The experiment's model: H = " + std::to_string(model_H) + ", distances up to " +
+                    with_commas(seen_in_training, 0) + " in training, up to " + with_commas(seen_at_test, 0) +
+                    " at length " + std::to_string(test_length));
     std::vector<double> new_angle_totals;
-    for (double base : {10000.0, 1000000.0}) {
-        const std::vector<double> theta = wai::rope_frequencies(64, base);
+    for (double base : model_bases) {
+        const std::vector<double> theta = wai::rope_frequencies(model_H, base);
         int64_t slow_pairs = 0;
         double new_angles = 0.0;  // radians, summed over pairs
         for (double t : theta) {
             const double full_turn = 2.0 * std::numbers::pi;
-            slow_pairs += 31.0 * t < full_turn;
-            new_angles += std::min(127.0 * t, full_turn) - std::min(31.0 * t, full_turn);
+            slow_pairs += seen_in_training * t < full_turn;
+            new_angles += std::min(seen_at_test * t, full_turn) - std::min(seen_in_training * t, full_turn);
         }
         new_angle_totals.push_back(new_angles);
-        std::printf("  base %9s: %2lld of 32 pairs short of a full turn in training; "
-                    "new angles at 128: %.1f radians in all\n",
-                    with_commas(base, 0).c_str(), static_cast<long long>(slow_pairs), new_angles);
+        std::printf("  base %9s: %2lld of %lld pairs short of a full turn in training; "
+                    "new angles at %lld: %.1f radians in all\n",
+                    with_commas(base, 0).c_str(), static_cast<long long>(slow_pairs),
+                    static_cast<long long>(model_H / 2), static_cast<long long>(test_length), new_angles);
     }
     // More pairs are slow at the larger base, but each moves less past what training showed. The
     // chapter measures the larger base doing better at 128 on seen; this is one difference between
     // the two bases, not a proof of why.
     lesson::check(new_angle_totals[1] < new_angle_totals[0],
-                  "base 1,000,000 shows fewer radians of new angles at length 128 than base 10,000");
+                  "base " + with_commas(model_bases[1], 0) + " shows fewer radians of new angles at length " +
+                      std::to_string(test_length) + " than base " + with_commas(model_bases[0], 0));
     return lesson::finish("10");
 }

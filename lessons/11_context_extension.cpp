@@ -28,20 +28,31 @@
 namespace {
 
 constexpr int64_t H = 64, train_length = 32, test_length = 128;
-constexpr double s = static_cast<double>(test_length) / train_length;  // 4
+constexpr double s = static_cast<double>(test_length) / train_length;  // the stretch, 4 here
+constexpr double rope_base = 10000.0;
+constexpr int64_t train_steps = 300;
 
-// Trains `task` with rope briefly (the experiment's model, 300 steps instead of 2000), saves it, and
+// "%g" of a number, as a std::string: the labels below are built from the parameters, not typed in.
+std::string number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
+// Trains `task` with rope briefly (the experiment's model, train_steps instead of 2000), saves it, and
 // returns its accuracy at test_length with no extension and with each method.
 struct Accuracies {
     double plain = 0, plain_at_train = 0;
-    std::vector<double> extended, extended_at_train;  // pi, ntk, yarn at s = 4 (at 128) and s = 1 (at 32)
+    // pi, ntk, yarn at s (at test_length) and at s = 1 (at train_length)
+    std::vector<double> extended, extended_at_train;
 };
 
 Accuracies train_and_extend(const std::string& task, const std::filesystem::path& weights) {
     wai::RunConfig config;
     config.task = task;
     config.scheme = "rope";
-    config.steps = 300;
+    config.steps = train_steps;
+    config.train_length = train_length;
     config.eval_sequences = 64;
     config.test_lengths = {train_length, test_length};
     config.save_path = weights.string();
@@ -54,11 +65,11 @@ Accuracies train_and_extend(const std::string& task, const std::filesystem::path
     config.steps = 0;
     for (const char* method : {"pi", "ntk", "yarn"}) {
         config.test_lengths = {test_length};
-        config.extension = method;  // s = 128 / 32 = 4
+        config.extension = method;  // s = test_length / train_length
         const wai::RunResult extended = wai::run_experiment(config);
         std::printf("  %s\n", wai::format_result_line(config, extended).c_str());
         result.extended.push_back(extended.accuracy[0]);
-        config.test_lengths = {train_length};  // s = 32 / 32 = 1: the method is RoPE itself
+        config.test_lengths = {train_length};  // s = 1: the method is RoPE itself
         result.extended_at_train.push_back(wai::run_experiment(config).accuracy[0]);
     }
     return result;
@@ -74,35 +85,50 @@ int main(int argc, char** argv) {
 
     // The experiment's head: H = 64, base 10,000. Pair i turns by theta_i per position. Each method
     // replaces theta_i by its own; none of them changes a weight of the model.
-    const std::vector<double> theta = wai::rope_frequencies(H, 10000.0);
+    const std::vector<double> theta = wai::rope_frequencies(H, rope_base);
     const std::vector<double> pi = wai::position_interpolation(theta, s);
-    const std::vector<double> ntk = wai::rope_frequencies(H, wai::ntk_scaled_base(10000.0, H, s));
+    const std::vector<double> ntk = wai::rope_frequencies(H, wai::ntk_scaled_base(rope_base, H, s));
     const std::vector<double> yarn = wai::yarn_frequencies(theta, s, train_length);
     const std::vector<double> turns = wai::yarn_turns_within(theta, train_length);
-    lesson::heading("Each pair's frequency theta_i, and what each method makes of it at s = 4 (H = 64, base 10,000)");
-    std::printf("   pair   wavelength    theta_i      PI theta/s   NTK          r = 32/lambda  gamma(r)  YaRN\n");
-    for (int64_t i : {0, 1, 2, 5, 6, 10, 20, 31})
+    const int64_t pairs = H / 2;
+    const std::string at_s = "s = " + number(s), L = std::to_string(train_length), test = std::to_string(test_length);
+    lesson::heading("Each pair's frequency theta_i, and what each method makes of it at " + at_s + " (H = " +
+                    std::to_string(H) + ", base " + number(rope_base) + ", trained at " + L + ")");
+    std::printf("   pair   wavelength    theta_i      PI theta/s   NTK          %-13s  gamma(r)  YaRN\n",
+                ("r = " + L + "/lambda").c_str());
+    for (int64_t i : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{5}, int64_t{6}, int64_t{10}, int64_t{20}, pairs - 1})
+        if (i < pairs)
         std::printf("  %5lld  %11.1f  %11.4g  %11.4g  %11.4g  %13.3f  %8.3f  %11.4g\n", static_cast<long long>(i),
                     2.0 * std::numbers::pi / theta[i], theta[i], pi[i], ntk[i], turns[i], wai::yarn_ramp(turns[i]), yarn[i]);
-    std::printf("  NTK's base: 10,000 * 4^(64/62) = %.0f\n", wai::ntk_scaled_base(10000.0, H, s));
+    std::printf("  NTK's base: %g * %g^(%lld/%lld) = %.0f\n", rope_base, s, static_cast<long long>(H),
+                static_cast<long long>(H - 2), wai::ntk_scaled_base(rope_base, H, s));
 
     bool pi_divides_all = true;
     for (size_t i = 0; i < theta.size(); ++i) pi_divides_all &= std::abs(theta[i] / pi[i] - s) < 1e-12;
-    lesson::check(pi_divides_all, "position interpolation divides every pair's frequency by s = 4");
+    lesson::check(pi_divides_all, "position interpolation divides every pair's frequency by " + at_s);
     lesson::check(ntk[0] == theta[0] && std::abs(theta.back() / ntk.back() - s) < 1e-9,
                   "NTK-aware scaling leaves pair 0 as it is and divides the last pair by exactly s");
     // YaRN keeps a pair that turns more than beta = 32 times within the training length, and
     // interpolates one that turns less than once. Trained on 32 positions, even pair 0 (a turn every
     // 2 pi = 6.3 positions) turns only 5.1 times: no pair is kept, and 26 of 32 are interpolated fully.
+    // The check states those counts for the lesson's H = 64 and L = 32: change either and it says so.
     int64_t kept = 0, fully = 0;
     for (double r : turns) kept += wai::yarn_ramp(r) == 1.0, fully += wai::yarn_ramp(r) == 0.0;
-    std::printf("  YaRN at L = 32: %lld pairs kept, %lld interpolated fully, %lld blended\n", static_cast<long long>(kept),
-                static_cast<long long>(fully), static_cast<long long>(32 - kept - fully));
-    lesson::check(kept == 0 && fully == 26, "at L = 32, YaRN keeps no pair and interpolates 26 of 32 fully");
+    std::printf("  YaRN at L = %lld: %lld pairs kept, %lld interpolated fully, %lld blended\n",
+                static_cast<long long>(train_length), static_cast<long long>(kept), static_cast<long long>(fully),
+                static_cast<long long>(pairs - kept - fully));
+    // What YaRN's alpha = 1 and beta = 32 give for H = 64 trained at 32 (turns L / lambda_i: 5.1 for pair 0,
+    // and below one from pair 6 on). Another H or L moves them, and the check says by how much.
+    constexpr int64_t expected_kept = 0, expected_fully = 26;
+    lesson::check(kept == expected_kept && fully == expected_fully,
+                  "at L = " + L + ", YaRN keeps " + std::to_string(expected_kept) + " pairs and interpolates " +
+                      std::to_string(expected_fully) + " of " + std::to_string(pairs) + " fully",
+                  std::to_string(kept) + " kept, " + std::to_string(fully) + " fully");
     // At the scale YaRN was made for (a LLaMA: H = 128, trained on 4096), the fast pairs turn hundreds
     // of times within the training length and are left alone.
     int64_t kept_llama = 0;
     for (double r : wai::yarn_turns_within(wai::rope_frequencies(128, 10000.0), 4096)) kept_llama += wai::yarn_ramp(r) == 1.0;
+    // (a LLaMA's head and training length, fixed: they do not follow this lesson's H and L)
     std::printf("  YaRN at a LLaMA's scale (H = 128, L = 4096): %lld of 64 pairs kept as they are\n",
                 static_cast<long long>(kept_llama));
     lesson::check(kept_llama == 21, "at H = 128 and L = 4096, YaRN keeps the 21 fastest pairs untouched");
@@ -117,24 +143,27 @@ int main(int argc, char** argv) {
     const std::vector<double> from_implied = wai::rope_frequencies(H, implied_base);
     std::printf("  the base that gives PI's slowest pair: %.0f; with it, pair 0 stays at %.3f, PI has %.3f\n", implied_base,
                 from_implied[0], pi[0]);
-    lesson::check(from_implied[0] == 1.0 && pi[0] == 1.0 / s, "no base reproduces position interpolation: pair 0 is 1 for every base");
-    lesson::check(std::abs(wai::rope_frequencies(H, implied_base)[H / 2 - 1] / ntk.back() - 1.0) < 1e-9,
+    lesson::check(from_implied[0] == 1.0 && pi[0] == 1.0 / s,
+                  "no base reproduces position interpolation: pair 0 is 1 for every base, PI's is 1/s");
+    lesson::check(std::abs(wai::rope_frequencies(H, implied_base)[pairs - 1] / ntk.back() - 1.0) < 1e-9,
                   "and that base is NTK's: NTK-aware scaling is the one method that is a new base");
 
     // lag needs "exactly 3 back". RoPE tells distance 3 by the angle 3 * theta_i, mostly in the fast
-    // pairs (pair 0 turns 3 radians). PI and YaRN turn it less: the model sees distance 3 as it saw 0.75.
+    // pairs (pair 0 turns 3 radians). PI and YaRN turn it less: at s = 4 the model sees distance 3 as it
+    // saw 0.75.
     lesson::heading("The angle lag depends on: pair 0 at distance 3");
     const double angle = 3.0 * theta[0], angle_pi = 3.0 * pi[0], angle_ntk = 3.0 * ntk[0], angle_yarn = 3.0 * yarn[0];
     std::printf("  RoPE %.3f rad, PI %.3f, NTK %.3f, YaRN %.3f\n", angle, angle_pi, angle_ntk, angle_yarn);
     lesson::check(angle_ntk == angle && angle_pi < angle / 3.0 && angle_yarn < angle / 2.0,
                   "NTK keeps pair 0's angle at distance 3; PI and YaRN shrink it below half");
-    // YaRN's temperature, against the chapter's log-length scaling (lesson 09), both at 128 from 32.
+    // YaRN's temperature, against the chapter's log-length scaling (lesson 09), both at test_length from
+    // train_length.
     const double temperature = std::pow(wai::yarn_query_key_scale(s), 2.0);
     const double log_length = wai::log_length_scale(test_length, train_length);
-    std::printf("  YaRN multiplies the logits by (0.1 ln 4 + 1)^2 = %.3f; log-length scaling by log 128/log 32 = %.3f\n",
-                temperature, log_length);
+    std::printf("  YaRN multiplies the logits by (0.1 ln %g + 1)^2 = %.3f; log-length scaling by log %lld/log %lld = %.3f\n",
+                s, temperature, static_cast<long long>(test_length), static_cast<long long>(train_length), log_length);
     lesson::check(temperature > 1.0 && temperature < log_length,
-                  "both sharpen the softmax at 128; YaRN's temperature a little less than log-length scaling");
+                  "both sharpen the softmax at " + test + "; YaRN's temperature a little less than log-length scaling");
 
     // Now a model. The experiment's model (D = 64, 2 layers, 1 head) with rope, 300 steps on each task
     // (make experiment-extension trains 2000 and tests up to 512), then the saved weights tested at 128
@@ -144,7 +173,8 @@ int main(int argc, char** argv) {
     // fast pairs' exact angles (NTK keeps them, PI and YaRN squeeze them); seen needs a content match
     // at any distance, and is helped by keeping every angle inside what training showed (PI, YaRN)
     // and by a sharper softmax (YaRN's temperature). make experiment-extension has the full picture.
-    lesson::heading("A small model trained here (300 steps at 32), tested at 128 with each method");
+    lesson::heading("A small model trained here (" + std::to_string(train_steps) + " steps at " + L + "), tested at " +
+                    test + " with each method");
     // The weights go to the temporary folder under this process's id, so two lessons running at once
     // (make test with and without a sanitizer) never read each other's file.
     const std::string prefix = "whereami_lesson11_" + std::to_string(getpid()) + "_";
@@ -158,13 +188,13 @@ int main(int argc, char** argv) {
     bool same_at_one = true;
     for (int m = 0; m < 3; ++m)
         same_at_one &= lag.extended_at_train[m] == lag.plain_at_train && seen.extended_at_train[m] == seen.plain_at_train;
-    lesson::check(same_at_one, "at 32 (s = 1) every method gives RoPE's own accuracy, on both tasks");
-    lesson::check(lag.extended[1] > lag.plain - 0.05, "lag at 128: NTK within 0.05 of no extension",
+    lesson::check(same_at_one, "at " + L + " (s = 1) every method gives RoPE's own accuracy, on both tasks");
+    lesson::check(lag.extended[1] > lag.plain - 0.05, "lag at " + test + ": NTK within 0.05 of no extension",
                   std::to_string(lag.extended[1]) + " vs " + std::to_string(lag.plain));
     lesson::check(lag.extended[0] < lag.plain - 0.5 && lag.extended[2] < lag.plain - 0.5,
-                  "lag at 128: PI and YaRN lose more than half the accuracy (distance 3 no longer looks like 3)");
+                  "lag at " + test + ": PI and YaRN lose more than half the accuracy (distance 3 no longer looks like 3)");
     lesson::check(seen.extended[0] > seen.plain + 0.03 && seen.extended[2] > seen.plain + 0.03,
-                  "seen at 128: PI and YaRN each more than 0.03 above no extension",
+                  "seen at " + test + ": PI and YaRN each more than 0.03 above no extension",
                   "PI " + std::to_string(seen.extended[0]) + ", YaRN " + std::to_string(seen.extended[2]) + " vs " +
                       std::to_string(seen.plain));
     return lesson::finish("11");

@@ -25,3 +25,7 @@ lessons-run: lessons
 # tests/test_lessons.cpp runs every lesson: the test program needs them built, and where they are.
 $(TEST_BINARY): | $(LESSON_PROGRAMS)
 $(BUILD)/tests/test_lessons.o: CXXFLAGS += -DWAI_LESSONS_DIR='"$(abspath $(BUILD)/lessons)"'
+
+# Lesson 05 reads the chapter's q and k from lessons/data/ in the source tree, wherever it is run from.
+$(BUILD)/lessons/05_rope.o: CXXFLAGS += -DWAI_LESSONS_DATA_DIR='"$(CURDIR)/lessons/data"'
+$(BUILD)/lessons/05_rope.o: lessons/lessons.mk
