@@ -169,7 +169,9 @@ bench-torch: check-deps $(BUILD)/bench_step
 $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
+# The whole suite (no TAGS) also runs every exercise checker on its fixtures (exercises-selftest).
 test: check-test-deps $(TEST_BINARY)
+	$(if $(TAGS),,@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES))
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) --warn NoTests $(TAGS)
 
 clean:

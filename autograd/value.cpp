@@ -105,16 +105,20 @@ void Value::backward() {
 }
 
 void Value::backward(const Tensor& seed) {
-    Node& root = checked(node_);
+    if (!requires_grad()) throw std::logic_error("backward: the root does not require a gradient (no parameter reaches it)");
+    backward_in_order(*this, seed, topological_order(node()));
+}
+
+void backward_in_order(Value& root_value, const Tensor& seed, const std::vector<Node*>& order) {
+    Node& root = checked(root_value.node_);
     check_same_shape("backward", root.value.shape(), seed.shape());
     if (!root.requires_grad) throw std::logic_error("backward: the root does not require a gradient (no parameter reaches it)");
-    const std::vector<Node*> order = topological_order(&root);
 
     // Interior gradients are computed afresh on every call, so only leaves accumulate across calls.
     for (Node* node : order)
         if (node->op) node->grad = Tensor();
     if (root.op) root.grad = seed;
-    else accumulate_grad(seed);
+    else root_value.accumulate_grad(seed);
 
     // An interior gradient is spent once its op has passed it on: released there and then, so the
     // next gradient of that size reuses memory that is still in cache (and the peak stays lower).

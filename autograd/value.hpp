@@ -56,6 +56,7 @@ public:
 private:
     std::shared_ptr<Node> node_;
     friend Value record(const char*, Tensor, std::vector<Value>, std::unique_ptr<Op>);
+    friend void backward_in_order(Value&, const Tensor&, const std::vector<Node*>&);
 };
 
 // The backward half of a differentiable op. Each op is a struct deriving from Op that holds its
@@ -102,5 +103,8 @@ public:
 
 // Every node reachable from root through parents that require a gradient, parents before children.
 std::vector<Node*> topological_order(Node* root);
+// root.backward(seed) over the order given instead of topological_order(root)'s, which it must equal
+// as a set, parents before children (the topological-order exercise trains with its own order).
+void backward_in_order(Value& root, const Tensor& seed, const std::vector<Node*>& order);
 
 }  // namespace wai

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "lessons/course_rope.hpp"
 #include "lessons/lesson.hpp"
 #include "positional/rope.hpp"
 #include "tensor/kernels.hpp"
@@ -27,19 +28,7 @@ namespace {
 constexpr int64_t head_dim = 8;  // H, the course's example
 constexpr double rope_base = 10000.0;
 
-// The course's rope_angles, in float32 as torch computes it:
-//   freqs  = 1 / base^(arange(0, H, 2) / H)      one frequency per pair of dimensions
-//   angles = outer(arange(seq_len), freqs)       (T, H/2)
-Tensor rope_angles(int64_t H, int64_t seq_len, double base = rope_base) {
-    const int64_t pairs = H / 2;
-    std::vector<float> freqs(pairs);
-    for (int64_t i = 0; i < pairs; ++i)
-        freqs[i] = 1.0f / std::pow(static_cast<float>(base), static_cast<float>(2 * i) / static_cast<float>(H));
-    Tensor angles(Shape{seq_len, pairs});  // (T, H/2)
-    for (int64_t t = 0; t < seq_len; ++t)
-        for (int64_t i = 0; i < pairs; ++i) angles[t * pairs + i] = static_cast<float>(t) * freqs[i];
-    return angles;
-}
+using course::rope_angles;  // lessons/course_rope.hpp, shared with the exercise
 
 // x[..., first::2]: (T, H) -> (T, H/2), the columns first, first + 2, ...
 Tensor every_other_column(const Tensor& x, int64_t first) {

@@ -141,7 +141,8 @@ std::unique_ptr<Transformer> make_model(const RunConfig& c) {
     model_config.heads = c.heads;
     model_config.mlp_hidden = c.mlp_hidden;
     Generator init(stream_seed(c.seed, init_stream));
-    auto position = make_position_encoding(parse_position_spec(c.scheme), c.dim, c.heads, init);
+    auto position = c.custom_position ? c.custom_position(c.dim, c.heads, init)
+                                      : make_position_encoding(parse_position_spec(c.scheme), c.dim, c.heads, init);
     return std::make_unique<Transformer>(model_config, std::move(position), init);
 }
 

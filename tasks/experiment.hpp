@@ -32,6 +32,10 @@ struct RunConfig {
     // A test-time context extension for RoPE ("pi", "ntk:4", "yarn", ...), or empty for none. Without
     // ":s", s is the longest test length / train_length (at least 1).
     std::string extension;
+    // A scheme of the caller's own in place of the one `scheme` names (which still labels the run and
+    // is validated as usual): the exercises train with a learner's code this way. Given D, NH and the
+    // init stream, as make_position_encoding is.
+    std::function<std::unique_ptr<PositionEncoding>(int64_t dim, int64_t heads, Generator& init)> custom_position;
 };
 
 struct RunResult {

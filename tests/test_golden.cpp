@@ -3,7 +3,8 @@
 // must give PyTorch's logits, loss and every parameter's gradient; then one AdamW step must give
 // PyTorch's updated weights. The numbers are tests/reference/golden_<task>_<scheme>.safetensors,
 // written once by tests/reference/make_golden.py (PyTorch 1.13, float32); this test needs no Python.
-// Leaves out longer training (one step checks every op and the optimizer) and more than one head.
+// Both kernels settings are held to it. Leaves out longer training (one step checks every op and the
+// optimizer) and more than one head.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "nn/adamw.hpp"
+#include "nn/kernels_setting.hpp"
 #include "nn/loss.hpp"
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
@@ -106,12 +108,22 @@ void check_against_pytorch(const std::string& task_name, const std::string& sche
 
 }  // namespace
 
-TEST_CASE("golden: lag, every scheme, matches PyTorch (logits, loss, gradients, AdamW step)", "[golden]") {
-    for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
-        DYNAMIC_SECTION(scheme) { check_against_pytorch("lag", scheme); }
+TEST_CASE("golden: lag, every scheme, both kernels settings, matches PyTorch (logits, loss, gradients, AdamW step)",
+          "[golden]") {
+    for (const Kernels kernels : {Kernels::plain, Kernels::fast})
+        for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
+            DYNAMIC_SECTION(kernels_name(kernels) << " " << scheme) {
+                const KernelsScope scope(kernels);
+                check_against_pytorch("lag", scheme);
+            }
 }
 
-TEST_CASE("golden: seen, every scheme, matches PyTorch (logits, loss, gradients, AdamW step)", "[golden]") {
-    for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
-        DYNAMIC_SECTION(scheme) { check_against_pytorch("seen", scheme); }
+TEST_CASE("golden: seen, every scheme, both kernels settings, matches PyTorch (logits, loss, gradients, AdamW step)",
+          "[golden]") {
+    for (const Kernels kernels : {Kernels::plain, Kernels::fast})
+        for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
+            DYNAMIC_SECTION(kernels_name(kernels) << " " << scheme) {
+                const KernelsScope scope(kernels);
+                check_against_pytorch("seen", scheme);
+            }
 }

@@ -125,6 +125,32 @@ TEST_CASE("plain and fast kernels: a 2000-step lag rope run gives the same resul
     CHECK(line[0].find("1.000") != std::string::npos);  // it learned lag at the training length
 }
 
+TEST_CASE("plain and fast kernels: short runs give the same result line, every scheme, extensions, 256 and 512",
+          "[kernels]") {
+    // Training, evaluation (no graph), log-length scaling and context extension, on both paths.
+    struct Run {
+        const char* task;
+        const char* scheme;
+        const char* extension;
+    };
+    for (const Run& r : {Run{"lag", "none", ""}, Run{"seen", "sinusoid", ""}, Run{"lag", "learned", ""},
+                         Run{"seen", "alibi", ""}, Run{"lag", "t5", ""}, Run{"seen", "rope", "pi"}, Run{"lag", "rope", "ntk"},
+                         Run{"seen", "rope:1000000", "yarn"}}) {
+        RunConfig config;
+        config.task = r.task, config.scheme = r.scheme, config.extension = r.extension;
+        config.steps = 30, config.batch = 8, config.dim = 16, config.heads = 2, config.mlp_hidden = 32;
+        config.eval_sequences = 16;
+        config.test_lengths = std::string(r.scheme) == "learned" ? std::vector<int64_t>{32, 128} : std::vector<int64_t>{32, 256, 512};
+        std::string line[2];
+        for (const Kernels kernels : {Kernels::plain, Kernels::fast}) {
+            const KernelsScope scope(kernels);
+            line[kernels == Kernels::fast] = format_result_line(config, run_experiment(config));
+        }
+        INFO(r.task << " " << r.scheme << " " << r.extension);
+        CHECK(line[0] == line[1]);
+    }
+}
+
 TEST_CASE("the kernels setting: default, scope, and parsing", "[kernels]") {
     CHECK(kernels() == Kernels::fast);
     {

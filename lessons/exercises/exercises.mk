@@ -1,32 +1,73 @@
-# Exercises: lessons/exercises/NAME.cpp is the learner's file; it is linked with its checker
-# check_NAME.cpp and the library into build/exercises/NAME, which says where the answer stands.
-#   make exercises           build the exercise and check it
-#   make exercises-selftest  the checker against the untouched scaffold and the files in solutions/
-# Exit status of `make exercises`: 0 for "solved" and for "not solved yet" (an untouched scaffold is
-# not a broken build), non-zero for a filled-in answer that is wrong, or a file that does not compile.
-EXERCISE_BUILD    := $(BUILD)/exercises
-EXERCISE_CHECKER  := $(EXERCISE_BUILD)/check_rope_exercise.o
-EXERCISE_PROGRAM  := $(EXERCISE_BUILD)/rope_exercise
-EXERCISE_SOLUTIONS := $(addprefix $(EXERCISE_BUILD)/solutions/rope_exercise_,right wrong_rotation wrong_score)
+# Exercises: lessons/exercises/NAME.cpp is the learner's file (one marked place), NAME.hpp what it
+# must provide, check/NAME.cpp its checker; linked with the checked library into build/exercises/NAME,
+# which says where the answer stands. exercises.list gives the order.
+#   make exercises                  the progress board: every exercise, one line each, k of N solved
+#   make exercise EXERCISE=NAME     one exercise's full report
+#   make exercise-train EXERCISE=NAME [TASK=lag SEED=0 STEPS=2000]
+#                                   train the chapter's model with your code, beside the library's
+#   make exercises-selftest         every checker on its scaffold, a right answer and wrong ones
+#                                   (tests/exercises/NAME/*.cpp, each saying what it expects)
+# Exit status: 0 for "solved" and "not solved yet", non-zero for a wrong answer or a file that does
+# not compile.
+EXERCISE_BUILD := $(BUILD)/exercises
+EXERCISE_NAMES := $(shell sed -n 's/^\([a-z_0-9]*\) |.*/\1/p' lessons/exercises/exercises.list)
+EXERCISE_PROGRAMS := $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/%)
+EXERCISE_TRAINERS := $(patsubst lessons/exercises/train/%.cpp,%,$(wildcard lessons/exercises/train/*.cpp))
+# The fixtures: tests/exercises/NAME/CASE.cpp stands in for the learner's file.
+EXERCISE_FIXTURES := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures/%,$(wildcard tests/exercises/*/*.cpp))
 
-.PHONY: exercises exercises-selftest
+.PHONY: exercises exercise exercise-train exercises-selftest
+.SECONDARY: $(EXERCISE_PROGRAMS:%=%.o) $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/check/%.o) \
+            $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/train/%.o) $(EXERCISE_FIXTURES:%=%.o)
 
-exercises: check-deps $(EXERCISE_PROGRAM)
-	$(EXERCISE_PROGRAM)
-
-$(EXERCISE_BUILD)/%.o: lessons/exercises/%.cpp
+$(EXERCISE_BUILD)/%.o: lessons/exercises/%.cpp Makefile
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) -c $< -o $@
+	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
+$(EXERCISE_BUILD)/fixtures/%.o: tests/exercises/%.cpp Makefile
+	@mkdir -p $(dir $@)
+	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
 
-$(EXERCISE_PROGRAM): $(EXERCISE_BUILD)/rope_exercise.o $(EXERCISE_CHECKER) $(LIBRARY)
+$(EXERCISE_BUILD)/%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/check/%.o $(CHECKED_LIBRARY)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+# A fixture is linked with its exercise's checker, in place of the learner's file.
+define exercise_fixture_rule
+$(1): $(1).o $(EXERCISE_BUILD)/check/$(word 1,$(subst /, ,$(patsubst $(EXERCISE_BUILD)/fixtures/%,%,$(1)))).o $(CHECKED_LIBRARY)
+	$$(CXX) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
+endef
+$(foreach f,$(EXERCISE_FIXTURES),$(eval $(call exercise_fixture_rule,$(f))))
+# The training program of an exercise that plugs into the model: the learner's file, train/NAME.cpp.
+$(EXERCISE_BUILD)/train_%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
-# The same checker, with a solution file in place of the learner's.
-$(EXERCISE_SOLUTIONS): $(EXERCISE_BUILD)/solutions/%: $(EXERCISE_BUILD)/solutions/%.o $(EXERCISE_CHECKER) $(LIBRARY)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+# The board runs while make reads this file, so that a wrong answer ends with one sentence saying
+# so rather than with make's report of a failed command; its output goes to stderr.
+ifneq ($(filter exercises,$(MAKECMDGOALS)),)
+  EXERCISES_STATUS := $(shell sh lessons/exercises/board.sh "$(MAKE)" $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
+  ifneq ($(EXERCISES_STATUS),0)
+    $(error exercises: a wrong answer or a file that does not compile, as the board above says; make exits non-zero so a script can tell)
+  endif
+endif
+exercises:
+	@:
 
-# Expects the scaffold as shipped: once a learner has filled it in, its "not solved yet" check fails.
-exercises-selftest: check-deps $(EXERCISE_PROGRAM) $(EXERCISE_SOLUTIONS)
-	@sh lessons/exercises/selftest.sh $(EXERCISE_PROGRAM) $(EXERCISE_SOLUTIONS)
+EXERCISE ?=
+TASK ?= lag
+SEED ?= 0
+STEPS ?= 2000
+exercise: check-deps
+	@test -n "$(EXERCISE)" || { echo "make exercise: name one with EXERCISE=NAME; the exercises: $(EXERCISE_NAMES)"; exit 2; }
+	@echo " $(EXERCISE_NAMES) " | grep -q " $(EXERCISE) " || { echo "make exercise: no exercise '$(EXERCISE)'; the exercises: $(EXERCISE_NAMES)"; exit 2; }
+	@$(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/$(EXERCISE) && $(EXERCISE_BUILD)/$(EXERCISE); status=$$?; \
+	  [ $$status = 10 ] && exit 0; exit $$status
 
--include $(wildcard $(EXERCISE_BUILD)/*.d $(EXERCISE_BUILD)/solutions/*.d)
+exercise-train: check-deps
+	@echo " $(EXERCISE_TRAINERS) " | grep -q " $(EXERCISE) " || { echo "make exercise-train: EXERCISE must be one that plugs into the model: $(EXERCISE_TRAINERS)"; exit 2; }
+	@$(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/train_$(EXERCISE)
+	@$(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS)
+
+# make test runs the self-test too, so it needs the same programs.
+test: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES)
+exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES)
+	@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES)
+
+-include $(wildcard $(EXERCISE_BUILD)/*.d $(EXERCISE_BUILD)/*/*.d $(EXERCISE_BUILD)/*/*/*.d)

@@ -1,14 +1,18 @@
 #!/bin/sh
-# make exercises-selftest: the RoPE exercise's checker must tell the untouched scaffold, a right answer
-# and two wrong ones apart, by verdict, exit status and the place it names.
-#   selftest.sh SCAFFOLD RIGHT WRONG_ROTATION WRONG_SCORE   (the four built programs)
-# Leaves out building them (exercises.mk does).
+# make exercises-selftest: each checker must tell its untouched scaffold, a right answer and typical
+# wrong ones apart. The scaffold must say "not solved yet" (exit 10). Each fixture
+# tests/exercises/NAME/CASE.cpp says on a line "// expect: STATUS | PATTERN | PATTERN ..." what its
+# checker must answer: the exit status, and patterns (grep -E) its full report must match.
+#   selftest.sh BUILD_DIR NAME...      (the programs already built, by exercises.mk)
+# Leaves out building them.
 set -u
-failed=0
+build=$1
+shift
+failed=0 checked=0 checkers=$#
 
-# expect NAME PROGRAM STATUS PATTERN...: PROGRAM exits with STATUS and prints a line matching each PATTERN.
+# expect LABEL PROGRAM STATUS PATTERN...
 expect() {
-    name=$1 program=$2 status=$3
+    label=$1 program=$2 status=$3
     shift 3
     output=$("$program" 2>&1)
     actual=$?
@@ -17,29 +21,52 @@ expect() {
     for pattern in "$@"; do
         printf '%s\n' "$output" | grep -qE -- "$pattern" || problems="$problems; no line matches '$pattern'"
     done
+    checked=$((checked + 1))
     if [ -z "$problems" ]; then
-        echo "  [ok] $name: $(printf '%s\n' "$output" | tail -n 1)"
+        echo "  [ok] $label: $(printf '%s\n' "$output" | tail -n 1)"
     else
-        echo "  [FAILED] $name: ${problems#; }"
+        echo "  [FAILED] $label: ${problems#; }"
         printf '%s\n' "$output" | sed 's/^/    | /'
         failed=1
     fi
 }
 
-expect "the untouched scaffold" "$1" 0 "^rope exercise: not solved yet$" "start with apply_rope"
-expect "a right answer" "$2" 0 "^rope exercise: solved"
-expect "a sign slip in apply_rope" "$3" 1 "^rope exercise: wrong answer" "first at position 1, dimension 0:"
-expect "a wrong last dot product" "$4" 1 "^rope exercise: wrong answer" "^  right: it agrees with rope_rotate" \
-    "query 3, key 103: .* ok$" "query 13, key 113: .* WRONG \(off by" "distance 100: .* are NOT equal"
-# It takes no arguments: one is refused with one line and exit status 2, not ignored.
-output=$("$1" --hint 2>&1)
-status=$?
-if [ "$status" = 2 ] && [ "$(printf '%s\n' "$output" | wc -l)" = 1 ] && printf '%s' "$output" | grep -q "unknown argument '--hint'"; then
-    echo "  [ok] an unknown argument: $output"
+for name in "$@"; do
+    expect "$name, the untouched scaffold" "$build/$name" 10 "^$name: not solved yet: "
+    cases=0 wrong_cases=0
+    for fixture in tests/exercises/"$name"/*.cpp; do
+        [ -f "$fixture" ] || continue
+        case_name=$(basename "$fixture" .cpp)
+        line=$(sed -n 's|^// expect: ||p' "$fixture" | head -n 1)
+        if [ -z "$line" ]; then
+            echo "  [FAILED] $fixture has no '// expect: STATUS | PATTERN ...' line"
+            failed=1
+            continue
+        fi
+        status=$(printf '%s' "$line" | cut -d'|' -f1 | tr -d ' ')
+        patterns=$(printf '%s' "$line" | cut -s -d'|' -f2- )
+        # Each pattern between the bars, trimmed; set as positional parameters.
+        set --
+        old_ifs=$IFS
+        IFS='|'
+        for p in $patterns; do
+            IFS=$old_ifs
+            p=$(printf '%s' "$p" | sed 's/^ *//; s/ *$//')
+            [ -n "$p" ] && set -- "$@" "$p"
+        done
+        IFS=$old_ifs
+        expect "$name, $case_name" "$build/fixtures/$name/$case_name" "$status" "$@"
+        cases=$((cases + 1))
+        [ "$status" != 0 ] && wrong_cases=$((wrong_cases + 1))
+    done
+    if [ $((cases - wrong_cases)) -lt 1 ] || [ $wrong_cases -lt 2 ]; then
+        echo "  [FAILED] $name: needs a right answer and at least two wrong ones in tests/exercises/$name/ (has $cases fixtures, $wrong_cases wrong)"
+        failed=1
+    fi
+done
+if [ $failed = 0 ]; then
+    echo "exercises-selftest: $checked verdicts right, $checkers checkers"
 else
-    echo "  [FAILED] an unknown argument: exit status $status, expected 2 and one line:"
-    printf '%s\n' "$output" | sed 's/^/    | /'
-    failed=1
+    echo "exercises-selftest: a checker gave a wrong verdict (above)"
 fi
-[ $failed = 0 ] && echo "exercises-selftest: the checker gives all four verdicts right, and refuses an argument"
 exit $failed

@@ -1,0 +1,38 @@
+#!/bin/sh
+# make exercises: the progress board. Builds and checks every exercise in order, one line each, then
+# "k of N solved" and the one to do next.
+#   board.sh MAKE BUILD_DIR NAME...
+# Exit status: 0 when every exercise is solved or not solved yet; 1 when one has a wrong answer or
+# does not compile (its line gives the checker's reason, or the compiler's first error).
+# Leaves out the full reports: make exercise EXERCISE=NAME prints one.
+set -u
+make_command=$1 build=$2
+shift 2
+total=$# solved=0 bad=0 next="" next_bad=""
+echo "exercises: building and checking $total exercises (lessons/README.md ties each to its lesson)"
+for name in "$@"; do
+    log=$(mktemp)
+    if ! $make_command --no-print-directory -s "$build/$name" >"$log" 2>&1; then
+        first_error=$(grep -m 1 -E "error:|Error " "$log" || tail -n 1 "$log")
+        echo "  [does not compile] $name: $first_error"
+        bad=$((bad + 1))
+        [ -z "$next_bad" ] && next_bad=$name
+        rm -f "$log"
+        continue
+    fi
+    rm -f "$log"
+    verdict=$("$build/$name" --brief 2>&1 | tail -n 1)
+    status=$?
+    case "$verdict" in
+        "$name: solved"*) echo "  [solved]  $name"; solved=$((solved + 1)) ;;
+        "$name: not solved yet"*) echo "  [not yet] ${verdict#"$name: not solved yet: "} ($name)"; [ -z "$next" ] && next=$name ;;
+        *) echo "  [WRONG]   $verdict"; bad=$((bad + 1)); [ -z "$next_bad" ] && next_bad=$name ;;
+    esac
+done
+[ -n "$next_bad" ] && next=$next_bad
+if [ -n "$next" ]; then
+    echo "exercises: $solved of $total solved; next: $next (make exercise EXERCISE=$next for its full report)"
+else
+    echo "exercises: $solved of $total solved: every one"
+fi
+[ $bad = 0 ]

@@ -1,0 +1,123 @@
+// The checker of the RoPE rotation exercise: your apply_rope against the library's rotation
+// (positional/rope.hpp rope_rotate) on a random (T, H) sequence, then your four dot products, and
+// whether each pair is equal. apply_rope is compared directly, not only through the four scores:
+// with the same vector as query and key, pair i adds |pair i|^2 cos(distance * theta_i) to the score
+// whichever way it turns, so some wrong rotations (turning backwards, halves not interleaved back)
+// still give the right four numbers. Known slips it names: nothing rotated, turning backwards, the
+// rotated halves side by side, Llama's half-split pairing. Leaves out timing and style.
+#include <cmath>
+
+#include "lessons/exercises/exercise.hpp"
+#include "lessons/exercises/rope_rotation.hpp"
+#include "positional/rope.hpp"
+
+using wai::RopePairing;
+using wai::Shape;
+using wai::Tensor;
+
+namespace {
+
+constexpr int64_t head_dim = 8;   // H, as in the course
+constexpr int64_t seq_len = 114;  // positions 0..113, all the exercise needs
+constexpr double base = 10000.0;
+// apply_rope's numbers are about 1 in size; float32 keeps 7 digits, and the course's float32 angles
+// round differently from the library's double ones by far less than this.
+constexpr double rotation_tolerance = 1e-4;
+
+// The library's rotation of x (T, H), row t by t * theta_i.
+Tensor library_rotation(const Tensor& x, RopePairing pairing, bool inverse = false) {
+    const wai::RopeTable table = wai::make_rope_table(x.size(0), wai::rope_frequencies(head_dim, base), pairing);
+    return wai::rope_rotate(x, table, inverse);
+}
+
+// (T, H) -> (T, H), each row's pairs (2i, 2i+1) laid out as [all firsts, all seconds]: what concatenating
+// rotated_even and rotated_odd gives instead of interleaving them back.
+Tensor concatenated_halves(const Tensor& x) {
+    Tensor out(x.shape());
+    for (int64_t t = 0; t < x.size(0); ++t)
+        for (int64_t i = 0; i < head_dim / 2; ++i) {
+            out(t, i) = x(t, 2 * i);
+            out(t, head_dim / 2 + i) = x(t, 2 * i + 1);
+        }
+    return out;
+}
+
+// (T, H): `vector` (H) on every row.
+Tensor repeated_rows(const Tensor& vector, int64_t T) {
+    Tensor rows(Shape{T, vector.numel()});
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t c = 0; c < vector.numel(); ++c) rows(t, c) = vector[c];
+    return rows;
+}
+
+double row_dot(const Tensor& a, int64_t m, int64_t n) {
+    double total = 0.0;
+    for (int64_t c = 0; c < a.size(1); ++c) total += static_cast<double>(a(m, c)) * a(n, c);
+    return total;
+}
+
+void check(exercise::Checker& checker) {
+    wai::Generator generator(2023);
+    const Tensor x = Tensor::normal(Shape{seq_len, head_dim}, 0.0f, 1.0f, generator);  // (T, H)
+    checker.next_hint =
+        "start with apply_rope: take the even and the odd columns, turn each pair by its angle, and put the "
+        "results back at 2i and 2i + 1";
+    const Tensor yours = apply_rope(x, rope_angles(head_dim, seq_len, base));
+    const Tensor expected = library_rotation(x, RopePairing::interleaved);
+    const bool rotation_right = checker.compare(
+        "apply_rope on a random (114, 8) sequence, against the library's rope_rotate", yours, expected, rotation_tolerance,
+        {{"it returns x unchanged: nothing is rotated", x},
+         {"every pair turns backwards: check the signs of the sin terms (even: x1 cos - x2 sin; odd: x1 sin + x2 cos)",
+          library_rotation(x, RopePairing::interleaved, /*inverse=*/true)},
+         {"the rotated halves are side by side; interleave them back: even i at 2i, odd i at 2i + 1",
+          concatenated_halves(expected)},
+         {"it pairs dimension i with i + H/2 (Llama's rotate_half); the course pairs 2i with 2i + 1",
+          library_rotation(x, RopePairing::half_split)}});
+    if (!rotation_right) return;
+
+    checker.next_hint =
+        "apply_rope is right; now exercise_scores: rotate the vector to every position of a sequence of 114, and dot "
+        "the rows 3 and 3, 3 and 103, 13 and 13, 13 and 113";
+    const Tensor v = Tensor::normal(Shape{head_dim}, 0.0f, 1.0f, generator);  // (H)
+    const RopeScores scores = exercise_scores(v);
+    const Tensor rotated = library_rotation(repeated_rows(v, seq_len), RopePairing::interleaved);  // (T, H)
+    // Scores are of the size of |v|^2 (the score at distance 0 is exactly that).
+    const double tolerance = 1e-4 * row_dot(rotated, 3, 3);
+    const double unrotated = row_dot(repeated_rows(v, 1), 0, 0);
+    struct Entry {
+        const char* name;
+        int64_t query, key;
+        double yours;
+    };
+    const Entry entries[] = {{"query3_key3", 3, 3, scores.query3_key3},
+                             {"query3_key103", 3, 103, scores.query3_key103},
+                             {"query13_key13", 13, 13, scores.query13_key13},
+                             {"query13_key113", 13, 113, scores.query13_key113}};
+    for (const Entry& e : entries) {
+        const double expected_score = row_dot(rotated, e.query, e.key);
+        checker.compare_number(std::string(e.name) + ", query at " + std::to_string(e.query) + " and key at " +
+                                   std::to_string(e.key),
+                               e.yours, expected_score, tolerance,
+                               {{"that is the dot product of the unrotated vectors: rotate both query and key first",
+                                 unrotated},
+                                {"the query and key rows are swapped or the distance is off: dot row " +
+                                     std::to_string(e.query) + " with row " + std::to_string(e.key),
+                                 row_dot(rotated, e.key + 1 < seq_len ? e.key + 1 : e.key, e.query)}});
+    }
+    // The exercise's own question, asked of your numbers: is each pair equal?
+    for (int pair = 0; pair < 2; ++pair) {
+        const Entry &first = entries[pair], &shifted = entries[pair + 2];
+        checker.compare_number(std::string("your pair ") + first.name + " and " + shifted.name +
+                                   " are equal: the score depends only on the distance",
+                               shifted.yours, first.yours, tolerance);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return exercise::run(argc, argv,
+                         {"rope_rotation", "RoPE's rotation and the course's four dot products (LLM Mastery 23, \"Exercise\")",
+                          "start with apply_rope"},
+                         check);
+}

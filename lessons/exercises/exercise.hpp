@@ -1,0 +1,215 @@
+// What every exercise checker shares: the verdict (solved, not solved yet, wrong answer), the
+// comparison that finds the first place a learner's tensor differs from the library's and names a
+// known slip when the learner's numbers are what that slip gives, and a learner's backward wrapped
+// as an op so gradcheck and a real training step can use it.
+// A checker's verdict and exit status:
+//   NAME: solved            0
+//   NAME: not solved yet   10   (the marked place still calls exercise::not_written_yet())
+//   NAME: wrong answer      1   (a comparison failed, or the learner's code threw)
+// With --brief it prints only its one verdict line (the progress board, make exercises, uses that).
+// Leaves out the exercises themselves: lessons/exercises/NAME.hpp and NAME.cpp, check/NAME.cpp.
+#pragma once
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autograd/gradcheck.hpp"
+#include "lessons/exercises/marked_place.hpp"
+#include "nn/kernels_setting.hpp"
+#include "tasks/openblas_startup.hpp"
+#include "tensor/tensor.hpp"
+
+namespace exercise {
+
+// A known slip: what a learner who made it would get for the same inputs, and the hint naming it.
+struct Slip {
+    std::string hint;
+    wai::Tensor result;
+};
+
+// "(1, 3)" for flat index 7 of a (2, 4) tensor: the place in the tensor's own shape.
+inline std::string index_in(const wai::Shape& shape, int64_t flat) {
+    std::vector<int64_t> index(shape.rank());
+    for (int axis = shape.rank() - 1; axis >= 0; --axis) {
+        index[axis] = shape[axis] == 0 ? 0 : flat % shape[axis];
+        flat = shape[axis] == 0 ? 0 : flat / shape[axis];
+    }
+    std::string text = "(";
+    for (size_t i = 0; i < index.size(); ++i) text += (i ? ", " : "") + std::to_string(index[i]);
+    return text + ")";
+}
+
+inline std::string number(double x) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.6g", x);
+    return buffer;
+}
+
+inline bool close(double got, double expected, double tolerance) {
+    return std::abs(got - expected) <= tolerance;  // NaN is never close
+}
+
+// The first index where got and expected are not close, or -1.
+inline int64_t first_difference(const wai::Tensor& got, const wai::Tensor& expected, double tolerance) {
+    for (int64_t i = 0; i < expected.numel(); ++i)
+        if (!close(got.data()[i], expected.data()[i], tolerance)) return i;
+    return -1;
+}
+
+// The checks of one exercise. The first failure is the verdict's reason; every check is listed in
+// the full report as "[ok]" or "[WRONG]".
+class Checker {
+public:
+    // got against expected, element by element, to `tolerance`. On the first difference, the report
+    // names where (in got's shape), expected against got, how many differ, and the hint of the first
+    // slip whose result got matches.
+    bool compare(const std::string& what, const wai::Tensor& got, const wai::Tensor& expected, double tolerance,
+                 const std::vector<Slip>& slips = {}) {
+        if (!got.defined()) return wrong(what, "your code returned an undefined Tensor");
+        if (got.shape() != expected.shape())
+            return wrong(what, "your tensor has shape " + got.shape().str() + ", expected " + expected.shape().str(),
+                         slip_hint(got, slips, tolerance));
+        const int64_t first = first_difference(got, expected, tolerance);
+        if (first < 0) return ok(what);
+        int64_t count = 0;
+        for (int64_t i = 0; i < expected.numel(); ++i)
+            count += !close(got.data()[i], expected.data()[i], tolerance);
+        return wrong(what,
+                     "first differs at " + index_in(expected.shape(), first) + ": expected " +
+                         number(expected.data()[first]) + ", got " + number(got.data()[first]) + " (" +
+                         std::to_string(count) + " of " + std::to_string(expected.numel()) + " numbers differ)",
+                     slip_hint(got, slips, tolerance));
+    }
+
+    // One number against its expected value; `slips` are (hint, what the slip gives) pairs.
+    bool compare_number(const std::string& what, double got, double expected, double tolerance,
+                        const std::vector<std::pair<std::string, double>>& slips = {}) {
+        if (close(got, expected, tolerance)) return ok(what);
+        std::string hint;
+        for (const auto& [slip_hint_text, value] : slips)
+            if (close(got, value, tolerance)) {
+                hint = slip_hint_text;
+                break;
+            }
+        return wrong(what, "expected " + number(expected) + ", got " + number(got), hint);
+    }
+
+    bool ok(const std::string& what) {
+        lines_.push_back("  [ok] " + what);
+        return true;
+    }
+    bool wrong(const std::string& what, const std::string& detail, const std::string& hint = "") {
+        lines_.push_back("  [WRONG] " + what + ": " + detail);
+        if (!hint.empty()) lines_.push_back("    hint: " + hint);
+        if (reason_.empty()) reason_ = what + ": " + detail + (hint.empty() ? "" : "; hint: " + hint);
+        return false;
+    }
+    void note(const std::string& text) { lines_.push_back("  " + text); }
+    // What to do next when the code about to be called turns out not written yet (set before calling
+    // each part, so the hint follows the learner's progress); the exercise's own hint otherwise.
+    std::string next_hint;
+
+    bool failed() const { return !reason_.empty(); }
+    const std::string& reason() const { return reason_; }
+    const std::vector<std::string>& lines() const { return lines_; }
+
+private:
+    static std::string slip_hint(const wai::Tensor& got, const std::vector<Slip>& slips, double tolerance) {
+        for (const Slip& slip : slips)
+            if (slip.result.defined() && slip.result.shape() == got.shape() && first_difference(got, slip.result, tolerance) < 0)
+                return slip.hint;
+        return "";
+    }
+    std::vector<std::string> lines_;
+    std::string reason_;
+};
+
+struct Exercise {
+    const char* name;           // the file stem: lessons/exercises/NAME.cpp
+    const char* title;          // what the learner builds, for the report's first line
+    const char* not_yet_hint;   // what to do first, while the marked place is untouched
+};
+
+// main() of a checker: runs `check`, prints the report and the verdict, and returns the exit status.
+inline int run(int argc, char** argv, const Exercise& e, const std::function<void(Checker&)>& check) {
+    wai::prepare_process(argv);
+    bool brief = false;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--brief") {
+            brief = true;
+            continue;
+        }
+        std::fprintf(stderr, "%s: unknown argument '%s': the only one is --brief (one line: the verdict)\n", argv[0], argv[i]);
+        return 2;
+    }
+    Checker checker;
+    bool not_yet = false;
+    std::string stopped;
+    try {
+        check(checker);
+    } catch (const NotWrittenYet&) {
+        not_yet = true;
+    } catch (const std::exception& error) {
+        stopped = error.what();
+    }
+    if (!brief) {
+        std::printf("exercise %s: %s (your code: lessons/exercises/%s.cpp)\n", e.name, e.title, e.name);
+        for (const std::string& line : checker.lines()) std::printf("%s\n", line.c_str());
+    }
+    if (!stopped.empty() || checker.failed()) {
+        const std::string why = !checker.failed() ? "your code stopped with an error: " + stopped : checker.reason();
+        if (!brief && !stopped.empty()) std::printf("  [WRONG] your code stopped with an error: %s\n", stopped.c_str());
+        std::printf("%s: wrong answer: %s\n", e.name, why.c_str());
+        return 1;
+    }
+    if (not_yet) {
+        std::printf("%s: not solved yet: %s\n", e.name, checker.next_hint.empty() ? e.not_yet_hint : checker.next_hint.c_str());
+        return 10;
+    }
+    std::printf("%s: solved\n", e.name);
+    return 0;
+}
+
+// A learner's backward as an op: forward computes the output from the inputs' values, backward
+// returns each input's share from the inputs' values, the output and the incoming gradient (an
+// undefined Tensor for an input that needs none). gradcheck and the training step use it.
+using ForwardFunction = std::function<wai::Tensor(const std::vector<wai::Tensor>& inputs)>;
+using BackwardFunction = std::function<std::vector<wai::Tensor>(const std::vector<wai::Tensor>& inputs,
+                                                                const wai::Tensor& output, const wai::Tensor& grad)>;
+
+struct LearnerOp final : wai::Op {
+    BackwardFunction backward_function;
+    explicit LearnerOp(BackwardFunction b) : backward_function(std::move(b)) {}
+    void backward(wai::Node& out) override {
+        std::vector<wai::Tensor> inputs;
+        for (const wai::Value& p : out.parents) inputs.push_back(p.value());
+        std::vector<wai::Tensor> shares = backward_function(inputs, out.value, out.grad);
+        for (size_t i = 0; i < out.parents.size() && i < shares.size(); ++i)
+            if (out.parents[i].requires_grad() && shares[i].defined()) out.parents[i].accumulate_grad(std::move(shares[i]));
+    }
+};
+
+inline wai::Value learner_op(const char* name, const std::vector<wai::Value>& inputs, const ForwardFunction& forward,
+                             const BackwardFunction& backward) {
+    std::vector<wai::Tensor> values;
+    for (const wai::Value& v : inputs) values.push_back(v.value());
+    return wai::record(name, forward(values), inputs, std::make_unique<LearnerOp>(backward));
+}
+
+// Full-Jacobian gradcheck of `f` (built from a learner op) against central differences of its own
+// forward, as the library's ops are checked (autograd/gradcheck.hpp, default tolerances).
+inline bool gradcheck(Checker& checker, const std::string& what,
+                      const std::function<wai::Value(const std::vector<wai::Value>&)>& f, const std::vector<wai::Value>& inputs) {
+    const wai::GradcheckResult result = wai::gradcheck(f, inputs);
+    if (result.passed)
+        return checker.ok(what + " (" + std::to_string(result.entries) + " Jacobian entries against finite differences)");
+    return checker.wrong(what, "your gradient disagrees with finite differences of the forward: " + result.worst);
+}
+
+}  // namespace exercise

@@ -1,0 +1,63 @@
+// What every exercise's training run shares: the chapter's experiment run twice with one seed, once
+// with the library's scheme and once with the learner's code in its place (RunConfig::custom_position),
+// and the two result lines printed one above the other. With the same seed, a right implementation
+// gives the same line.
+//   build/exercises/train_NAME TASK SEED STEPS      (make exercise-train EXERCISE=NAME TASK=lag)
+// Exit status: 0 for the same line, 1 for different lines, 10 when the code is not written yet,
+// 2 for bad arguments. Leaves out checking the code itself: make exercise EXERCISE=NAME does that.
+#pragma once
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "lessons/exercises/marked_place.hpp"
+#include "positional/number_text.hpp"
+#include "tasks/experiment.hpp"
+#include "tasks/openblas_startup.hpp"
+#include "tasks/result_line.hpp"
+
+namespace exercise {
+
+inline int train_with_yours(int argc, char** argv, const char* name, const char* scheme,
+                            const decltype(wai::RunConfig::custom_position)& yours) {
+    wai::prepare_process(argv);
+    wai::RunConfig config;
+    config.scheme = scheme;
+    try {
+        if (argc != 4) throw std::invalid_argument("expected TASK SEED STEPS, got " + std::to_string(argc - 1) + " arguments");
+        config.task = argv[1];
+        config.seed = static_cast<uint64_t>(wai::parse_integer(argv[2], "SEED"));
+        config.steps = wai::parse_integer(argv[3], "STEPS");
+        wai::validate(config);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "exercise-train %s: %s (make exercise-train EXERCISE=%s TASK=lag|seen SEED=0 STEPS=2000)\n",
+                     name, e.what(), name);
+        return 2;
+    }
+    std::printf("exercise-train %s: %s %s, seed %llu, %lld steps: the library's %s, then yours\n", name,
+                config.task.c_str(), scheme, static_cast<unsigned long long>(config.seed),
+                static_cast<long long>(config.steps), scheme);
+    std::fflush(stdout);
+    try {
+        const std::string library = wai::format_result_line(config, wai::run_experiment(config));
+        std::printf("  library: %s\n", library.c_str());
+        std::fflush(stdout);
+        config.custom_position = yours;
+        const std::string learner = wai::format_result_line(config, wai::run_experiment(config));
+        std::printf("  yours:   %s\n", learner.c_str());
+        if (learner == library) {
+            std::printf("exercise-train %s: the same line: your code trains the chapter's model as the library's does\n", name);
+            return 0;
+        }
+        std::printf("exercise-train %s: the lines differ; make exercise EXERCISE=%s says where your code differs\n", name, name);
+        return 1;
+    } catch (const NotWrittenYet&) {
+        std::printf("exercise-train %s: your code is not written yet (make exercise EXERCISE=%s)\n", name, name);
+        return 10;
+    } catch (const std::exception& e) {
+        std::printf("exercise-train %s: your code stopped with an error: %s\n", name, e.what());
+        return 1;
+    }
+}
+
+}  // namespace exercise
