@@ -75,6 +75,20 @@ deps:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing >/dev/null \
 	  && echo "deps: installed$$missing"; fi
 
+# On a fresh machine the first make that builds anything installs what is missing first (make deps),
+# while this file is read, so that no compile starts before it: `make experiment` and `make test` are
+# the whole set-up. Where a package cannot be installed, check-deps names it in one line.
+ifneq ($(filter-out deps help clean,$(or $(MAKECMDGOALS),all)),)
+  ifneq ($(shell command -v dpkg-query),)
+    MISSING_PACKAGES := $(strip $(shell for p in $(DEB_PACKAGES); do \
+      dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done))
+    ifneq ($(MISSING_PACKAGES),)
+      $(info set-up: installing $(MISSING_PACKAGES) with apt-get (make deps), once)
+      DEPS_STATUS := $(shell $(MAKE) --no-print-directory deps >&2; echo $$?)
+    endif
+  endif
+endif
+
 $(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
 $(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'

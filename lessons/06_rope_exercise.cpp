@@ -144,6 +144,9 @@ void try_positions(const Tensor& vector) {
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
     const bool interactive = lesson::take_arguments(argc, argv, "--try");
+    if (!interactive)
+        std::printf("This lesson is the worked solution of the exercise lessons/exercises/rope_rotation.cpp:\n"
+                    "try it first (make exercise EXERCISE=rope_rotation), then read on.\n");
 
     // First, is the transcription right? The library's rope_rotate (positional/rope.hpp) rotates row t
     // of a (T, H) block by t * theta_i with the same interleaved pairs (2i, 2i+1). It computes the

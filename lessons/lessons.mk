@@ -16,9 +16,14 @@ $(BUILD)/lessons/%.o: CXXFLAGS += $(CHECKED_FLAGS)
 $(BUILD)/lessons/%: $(BUILD)/lessons/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
+# Each lesson is announced with the exercises tied to it (lessons/exercises/exercises.list), so a
+# learner meets an exercise before the lesson that works it out (lesson 06 is rope_rotation's).
 lessons-run: lessons
 	@set -e; for program in $(LESSON_PROGRAMS); do \
-	  echo "==== $$(basename $$program)"; $$program; done
+	  lesson=$$(basename $$program); \
+	  exercises=$$(sed -n "s/^\([a-z_0-9]*\) | $$lesson |.*/lessons\/exercises\/\1.cpp/p" lessons/exercises/exercises.list | tr '\n' ' '); \
+	  echo "==== $$lesson$${exercises:+   (its exercises: $$exercises- make exercises shows where you stand)}"; \
+	  $$program; done
 
 -include lessons/exercises/exercises.mk
 
