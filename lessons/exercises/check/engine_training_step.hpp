@@ -75,4 +75,14 @@ inline bool compare_training_step(Checker& checker, const std::string& what,
                       " parameters' gradients agree with the library's backward, to 1e-4 of each one's largest entry");
 }
 
+// The step with `yours` as the backward of every op_name node of the graph, then loss.backward().
+inline bool compare_training_step_with_your_op(Checker& checker, const std::string& what, const std::string& op_name,
+                                               const BackwardFunction& yours) {
+    return compare_training_step(checker, what, [&](wai::Value& loss) {
+        const int replaced = replace_ops(loss, op_name, yours);
+        checker.note("your function is the backward of the " + std::to_string(replaced) + " " + op_name + " nodes of the recorded graph");
+        loss.backward();
+    });
+}
+
 }  // namespace exercise

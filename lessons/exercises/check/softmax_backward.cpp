@@ -7,7 +7,6 @@
 // recorded graph, every parameter's gradient compared with the library's backward. Known slips it
 // names: the sign flipped, the sum taken over columns, the factor y forgotten, the sum of g alone.
 // Leaves out the forward: the library computes y, you are given it.
-#include <algorithm>
 
 #include "autograd/ops.hpp"
 #include "lessons/exercises/check/engine_training_step.hpp"
@@ -73,16 +72,9 @@ void check(exercise::Checker& checker) {
     if (!check_case(checker, "for a plain softmax of (2, 3, 5)", Shape{2, 3, 5}, false, generator)) return;
     if (!check_case(checker, "for a causal softmax of (2, 4, 6), query t seeing keys 0..t + 2", Shape{2, 4, 6}, true, generator))
         return;
-    exercise::compare_training_step(checker, "one training step of the chapter's model, every softmax with your backward",
-                                    [&checker](Value& loss) {
-                                        const int replaced = exercise::replace_ops(
-                                            loss, "softmax", [](const std::vector<Tensor>&, const Tensor& out, const Tensor& grad) {
-                                                return std::vector<Tensor>{softmax_backward(out, grad)};
-                                            });
-                                        checker.note("your softmax_backward is the backward of the " + std::to_string(replaced) +
-                                                     " softmax nodes of the recorded graph");
-                                        loss.backward();
-                                    });
+    exercise::compare_training_step_with_your_op(
+        checker, "one training step of the chapter's model, every softmax with your backward", "softmax",
+        [](const std::vector<Tensor>&, const Tensor& out, const Tensor& grad) { return std::vector<Tensor>{softmax_backward(out, grad)}; });
 }
 
 }  // namespace
