@@ -1,0 +1,87 @@
+// The checker of the softmax-backward exercise: your softmax_backward against the library's softmax
+// backward (wai::softmax, autograd/softmax.cpp) on the same scores and incoming gradient, without a
+// mask on (2, 3, 5) and under the causal mask on (2, 4, 6) (four queries, the last four of six
+// keys); each time also your backward as an op (exercise::learner_op), gradchecked entry by entry
+// against finite differences of the library's forward. Then one training step of the chapter's
+// model on the plain kernels, with your function as the backward of every softmax node of the
+// recorded graph, every parameter's gradient compared with the library's backward. Known slips it
+// names: the sign flipped, the sum taken over columns, the factor y forgotten, the sum of g alone.
+// Leaves out the forward: the library computes y, you are given it.
+
+#include "autograd/ops.hpp"
+#include "lessons/exercises/check/engine_training_step.hpp"
+#include "lessons/exercises/softmax_backward.hpp"
+#include "tensor/kernels.hpp"
+
+using wai::Shape;
+using wai::Tensor;
+using wai::Value;
+
+namespace {
+
+// y is in [0, 1] and g about 1, summed over at most 6 entries: float32 rounding stays near 1e-7,
+// and a wrong term moves dx by about y, far more than this.
+constexpr double tolerance = 1e-5;
+
+// What a slip computes, (..., Tk): (times_y ? y : 1) * (g - s), where s sums g * y (or g alone when
+// !weighted) over the row, or over the column (every row's entry j) when by_columns.
+Tensor slipped(const Tensor& y, const Tensor& g, bool by_columns, bool times_y, bool weighted) {
+    const int64_t Tk = y.shape().last(), rows = y.numel() / Tk;
+    std::vector<double> sums(by_columns ? Tk : rows, 0.0);
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < Tk; ++j) sums[by_columns ? j : r] += g[r * Tk + j] * (weighted ? y[r * Tk + j] : 1.0f);
+    Tensor dx(y.shape());
+    for (int64_t r = 0; r < rows; ++r)
+        for (int64_t j = 0; j < Tk; ++j)
+            dx[r * Tk + j] = static_cast<float>((times_y ? y[r * Tk + j] : 1.0f) * (g[r * Tk + j] - sums[by_columns ? j : r]));
+    return dx;
+}
+
+// One case: your dx against the library's, then the gradcheck; false at the first failure.
+bool check_case(exercise::Checker& checker, const std::string& name, const Shape& shape, bool causal, wai::Generator& generator) {
+    const Tensor x = Tensor::normal(shape, 0.0f, 2.0f, generator), g = Tensor::normal(shape, 0.0f, 1.0f, generator);
+    Value x_value(x, true);
+    Value y_value = wai::softmax(x_value, causal);
+    y_value.backward(g);
+    const Tensor& y = y_value.value();
+    const Tensor& expected = x_value.grad();
+    const bool right = checker.compare(
+        "dx " + name + ", against the library's softmax backward", softmax_backward(y, g), expected, tolerance,
+        {{"every sign is flipped: dx = y * (g - sum of g * y), not y * (sum - g)", wai::scale(expected, -1.0f)},
+         {"the sum runs down a column (entry j of every row); it runs along the row, over the keys of one query",
+          slipped(y, g, /*by_columns=*/true, true, true)},
+         {"the factor y is missing: dx = y * (g - sum of g * y); without it even masked entries get a gradient",
+          slipped(y, g, false, /*times_y=*/false, true)},
+         {"the sum is of g alone: weight each g[j] by y[j] before adding them up", slipped(y, g, false, true, /*weighted=*/false)}});
+    if (!right) return false;
+    return exercise::gradcheck(
+        checker, "your backward as an op " + name + ", gradchecked",
+        [causal](const std::vector<Value>& in) {
+            return exercise::learner_op(
+                "your_softmax", in, [causal](const std::vector<Tensor>& v) { return wai::softmax(Value(v[0]), causal).value(); },
+                [](const std::vector<Tensor>&, const Tensor& out, const Tensor& grad) {
+                    return std::vector<Tensor>{softmax_backward(out, grad)};
+                });
+        },
+        {Value(x, true)});
+}
+
+void check(exercise::Checker& checker) {
+    checker.next_hint = "write softmax_backward: for each row, the sum of g * y, then dx = y * (g - that sum)";
+    wai::Generator generator(17);
+    if (!check_case(checker, "for a plain softmax of (2, 3, 5)", Shape{2, 3, 5}, false, generator)) return;
+    if (!check_case(checker, "for a causal softmax of (2, 4, 6), query t seeing keys 0..t + 2", Shape{2, 4, 6}, true, generator))
+        return;
+    exercise::compare_training_step_with_your_op(
+        checker, "one training step of the chapter's model, every softmax with your backward", "softmax",
+        [](const std::vector<Tensor>&, const Tensor& out, const Tensor& grad) { return std::vector<Tensor>{softmax_backward(out, grad)}; });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return exercise::run(argc, argv,
+                         {"softmax_backward", "the backward of the softmax every score goes through (Where Am I?, \"Attention can't see order\")",
+                          "write softmax_backward"},
+                         check);
+}

@@ -1,0 +1,33 @@
+// A wrong answer: the unbiased variance, divided by D - 1 instead of D.
+// expect: 1 | ^layer_norm_backward: wrong answer: dx for x .*first differs at \(0, 0, 0\) | hint: the variance is divided by D - 1 | \[WRONG\] dweight
+#include <cmath>
+#include <vector>
+
+#include "lessons/exercises/layer_norm_backward.hpp"
+
+using wai::Tensor;
+
+LayerNormGrads layer_norm_backward(const Tensor& x, const Tensor& weight, float eps, const Tensor& g) {
+    const int64_t D = x.shape().last(), rows = x.numel() / D;
+    LayerNormGrads grads{Tensor(x.shape()), Tensor(weight.shape()), Tensor(weight.shape())};
+    std::vector<float> x_hat(D), dx_hat(D);
+    for (int64_t r = 0; r < rows; ++r) {
+        float mean = 0.0f, var = 0.0f;
+        for (int64_t j = 0; j < D; ++j) mean += x[r * D + j] / D;
+        for (int64_t j = 0; j < D; ++j) var += (x[r * D + j] - mean) * (x[r * D + j] - mean) / (D - 1);
+        const float rstd = 1.0f / std::sqrt(var + eps);
+        float mean_dx_hat = 0.0f, mean_both = 0.0f;
+        for (int64_t j = 0; j < D; ++j) {
+            x_hat[j] = (x[r * D + j] - mean) * rstd;
+            dx_hat[j] = g[r * D + j] * weight[j];
+            mean_dx_hat += dx_hat[j] / D;
+            mean_both += dx_hat[j] * x_hat[j] / D;
+        }
+        for (int64_t j = 0; j < D; ++j) {
+            grads.dx[r * D + j] = rstd * (dx_hat[j] - mean_dx_hat - x_hat[j] * mean_both);
+            grads.dweight[j] += g[r * D + j] * x_hat[j];
+            grads.dbias[j] += g[r * D + j];
+        }
+    }
+    return grads;
+}

@@ -1,0 +1,16 @@
+// A wrong answer: the sum adds up g alone, without weighting each entry by y.
+// expect: 1 | ^softmax_backward: wrong answer: dx for a plain softmax .*first differs at \(0, 0, 0\) | hint: the sum is of g alone
+#include "lessons/exercises/softmax_backward.hpp"
+
+using wai::Tensor;
+
+Tensor softmax_backward(const Tensor& y, const Tensor& g) {
+    const int64_t Tk = y.shape().last(), rows = y.numel() / Tk;
+    Tensor dx(y.shape());
+    for (int64_t r = 0; r < rows; ++r) {
+        float total = 0.0f;
+        for (int64_t j = 0; j < Tk; ++j) total += g[r * Tk + j];
+        for (int64_t i = 0; i < Tk; ++i) dx[r * Tk + i] = y[r * Tk + i] * (g[r * Tk + i] - total);
+    }
+    return dx;
+}
