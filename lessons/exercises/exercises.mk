@@ -6,7 +6,8 @@
 #   make exercise-train EXERCISE=NAME [TASK=lag SEED=0 STEPS=2000]
 #                                   train the chapter's model with your code, beside the library's
 #   make exercises-selftest         every checker on its scaffold, a right answer and wrong ones
-#                                   (tests/exercises/NAME/*.cpp, each saying what it expects)
+#                                   (tests/exercises/NAME/*.cpp, each saying what it expects), and
+#                                   each right answer that plugs into the model trained briefly
 # Exit status: 0 for "solved" and "not solved yet", non-zero for a wrong answer or a file that does
 # not compile.
 EXERCISE_BUILD := $(BUILD)/exercises
@@ -35,8 +36,12 @@ $(1): $(1).o $(EXERCISE_BUILD)/check/$(word 1,$(subst /, ,$(patsubst $(EXERCISE_
 	$$(CXX) $$(LDFLAGS) $$^ -o $$@ $$(LDLIBS)
 endef
 $(foreach f,$(EXERCISE_FIXTURES),$(eval $(call exercise_fixture_rule,$(f))))
-# The training program of an exercise that plugs into the model: the learner's file, train/NAME.cpp.
+# The training program of an exercise that plugs into the model: the learner's file, train/NAME.cpp;
+# and the same with the right fixture in its place, which the self-test trains briefly.
 $(EXERCISE_BUILD)/train_%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+EXERCISE_FIXTURE_TRAINERS := $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/fixtures/%/train_right)
+$(EXERCISE_BUILD)/fixtures/%/train_right: $(EXERCISE_BUILD)/fixtures/%/right.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # The board runs while make reads this file, so that a wrong answer ends with one sentence saying
@@ -66,8 +71,8 @@ exercise-train: check-deps
 	@$(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS)
 
 # make test runs the self-test too, so it needs the same programs.
-test: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES)
-exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES)
+test: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
+exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
 	@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES)
 
 -include $(wildcard $(EXERCISE_BUILD)/*.d $(EXERCISE_BUILD)/*/*.d $(EXERCISE_BUILD)/*/*/*.d)

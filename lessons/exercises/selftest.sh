@@ -8,13 +8,14 @@
 set -u
 build=$1
 shift
-failed=0 checked=0 checkers=$#
+failed=0 checked=0 checkers=$# program_arguments=""
 
-# expect LABEL PROGRAM STATUS PATTERN...
+# expect LABEL PROGRAM STATUS PATTERN...: PROGRAM (with $program_arguments) exits with STATUS, and
+# its output matches each PATTERN.
 expect() {
     label=$1 program=$2 status=$3
     shift 3
-    output=$("$program" 2>&1)
+    output=$("$program" $program_arguments 2>&1)
     actual=$?
     problems=""
     [ "$actual" = "$status" ] || problems="exit status $actual, expected $status"
@@ -63,6 +64,15 @@ for name in "$@"; do
         echo "  [FAILED] $name: needs a right answer and at least two wrong ones in tests/exercises/$name/ (has $cases fixtures, $wrong_cases wrong)"
         failed=1
     fi
+done
+# A right answer that plugs into the model trains it briefly (30 steps) to the library's own line.
+for trainer in "$build"/fixtures/*/train_right; do
+    [ -x "$trainer" ] || continue
+    name=$(basename "$(dirname "$trainer")")
+    program_arguments="lag 0 30"
+    expect "$name, the right answer training the chapter's model (lag, seed 0, 30 steps)" "$trainer" 0 \
+        "^exercise-train $name: the same line"
+    program_arguments=""
 done
 if [ $failed = 0 ]; then
     echo "exercises-selftest: $checked verdicts right, $checkers checkers"
