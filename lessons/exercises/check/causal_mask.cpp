@@ -8,6 +8,7 @@
 // Known slips it names: no mask at all, the diagonal hidden too (a token cannot see itself), the
 // transpose (the keys after the query seen instead of those before), a 0/1 mask of np.tri's kind.
 // Leaves out masks for keys longer than the queries (a cache): the model's attention has T = Tk.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
