@@ -1,0 +1,27 @@
+// A wrong answer: the distance as (n - m), key minus query, which is the sign slip again for the keys
+// a query sees.
+// expect: 1 | ^alibi_bias: wrong answer: alibi_bias.*first differs at \(0, 1, 0\) | hint: the sign.*\(n - m\) in place of \(m - n\)
+#include <cmath>
+#include <vector>
+
+#include "lessons/exercises/alibi_bias.hpp"
+
+using wai::Shape;
+using wai::Tensor;
+
+std::vector<double> alibi_slopes(int64_t heads) {
+    const double ratio = std::pow(2.0, -8.0 / static_cast<double>(heads));  // from one head's slope to the next
+    double slope = 1.0;
+    std::vector<double> slopes;
+    for (int64_t k = 1; k <= heads; ++k) slopes.push_back(slope *= ratio);
+    return slopes;
+}
+
+Tensor alibi_bias(const std::vector<double>& slopes, int64_t T) {
+    const int64_t heads = static_cast<int64_t>(slopes.size());
+    Tensor bias(Shape{heads, T, T});  // (NH, T, T), 0 until written
+    for (int64_t h = 0; h < heads; ++h)
+        for (int64_t m = 0; m < T; ++m)
+            for (int64_t n = 0; n <= m; ++n) bias(h, m, n) = static_cast<float>(-slopes[h] * double(n - m));
+    return bias;
+}
