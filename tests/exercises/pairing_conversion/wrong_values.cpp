@@ -1,5 +1,5 @@
 // A wrong answer: the value rows reordered too, as if values were rotated.
-// expect: 1 | ^pairing_conversion: wrong answer: convert_qkv_to_half_split on a random qkv weight .*first differs at \(65, 0\) | hint: the value rows are reordered too | \[WRONG\] the logits .*hint: the value rows
+// expect: 1 | ^pairing_conversion: wrong answer: convert_qkv_to_half_split on a random qkv weight .*first differs at \(65, 0\) | hint: the value rows are reordered too | \[WRONG\] the logits .*first differs at \(0, 0, 0\)
 #include "lessons/exercises/pairing_conversion.hpp"
 
 using wai::Tensor;
