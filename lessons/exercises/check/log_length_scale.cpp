@@ -59,7 +59,7 @@ bool check_factors(exercise::Checker& checker) {
 }
 
 void check(exercise::Checker& checker) {
-    checker.next_hint = "write log_length_factor: the log of the test length over the log of the training length";
+    checker.next_hint = "write log_length_factor: 1 at the training length, and growing with the log of the test length";
     if (!check_factors(checker)) return;
 
     // Lesson 09: with c = log 128 / log 32, e^(c a) / (e^(c a) + 127) = e^a / (e^a + 31) at
