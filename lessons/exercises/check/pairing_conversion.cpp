@@ -9,7 +9,7 @@
 // the value rows reordered too. That last one is not harmless: values are never rotated, and the
 // output projection reads each head's value dimensions in their trained order, so the logits move.
 // Leaves out training: the logits agree or not whatever the weights are, so the model is a fresh one
-// (every Linear's bias is drawn nonzero), and a trained one would cost a minute and show nothing more.
+// (every Linear's bias is drawn nonzero); training one, as lesson 07 does, would add time and show nothing more.
 #include <algorithm>
 #include <cmath>
 #include <functional>
