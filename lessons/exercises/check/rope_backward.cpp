@@ -1,0 +1,83 @@
+// The checker of the RoPE backward exercise: your rope_backward against the library's own backward
+// (the rope op of positional/rope.hpp, run backward from a random gradient), then a full-Jacobian
+// gradcheck of an op whose forward is the library's rotation and whose backward is yours. Known
+// slips it names: the gradient returned unchanged, the forward rotation again (turning the gradient
+// forwards, the sin signs of J instead of J^T), and Llama's half-split pairing.
+// Leaves out the forward: the library's rope_rotate runs it here and in training.
+#include <cmath>
+
+#include "lessons/exercises/exercise.hpp"
+#include "lessons/exercises/rope_backward.hpp"
+#include "positional/rope.hpp"
+
+using wai::RopePairing;
+using wai::Shape;
+using wai::Tensor;
+using wai::Value;
+
+namespace {
+
+constexpr double base = 10000.0;
+// Gradients here are about 1 in size. float32 keeps 7 digits, and the course's float32 angles (up to
+// 63 radians) differ from the library's double ones by a few 1e-6 radians: well inside 1e-4.
+constexpr double gradient_tolerance = 1e-4;
+
+wai::RopeTable library_table(int64_t T, int64_t H, RopePairing pairing = RopePairing::interleaved) {
+    return wai::make_rope_table(T, wai::rope_frequencies(H, base), pairing);
+}
+
+// The library's backward: dloss/dx of the rope op at x, seeded with dloss/dy = grad.
+Tensor library_backward(const Tensor& x, const Tensor& grad) {
+    Value input(x, /*requires_grad=*/true);
+    Value rotated = wai::rope(input, library_table(x.size(0), x.size(1)));
+    rotated.backward(grad);
+    return input.grad();
+}
+
+void check(exercise::Checker& checker) {
+    wai::Generator generator(2024);
+    const int64_t T = 64, H = 8;
+    const Tensor x = Tensor::normal(Shape{T, H}, 0.0f, 1.0f, generator);     // (T, H), the forward's input
+    const Tensor grad = Tensor::normal(Shape{T, H}, 0.0f, 1.0f, generator);  // (T, H), dloss/dy
+    checker.next_hint =
+        "write rope_backward: in each row, multiply every pair (g[2i], g[2i+1]) by J^T, the transpose of the pair's "
+        "rotation [[cos, -sin], [sin, cos]]";
+    const Tensor yours = rope_backward(grad, rope_angles(H, T, base));
+    const wai::RopeTable table = library_table(T, H);
+    checker.compare(
+        "rope_backward of a random (64, 8) gradient, against the library's rope op backward", yours,
+        library_backward(x, grad), gradient_tolerance,
+        {{"it returns the gradient unchanged: the rotation's Jacobian is not the identity", grad},
+         {"that turns the gradient forwards, as the forward turns x; the backward is J^T, the rotation backwards: "
+          "the sin terms change sign",
+          wai::rope_rotate(grad, table)},
+         {"it pairs dimension i with i + H/2 (Llama's rotate_half); here pairs are (2i, 2i + 1)",
+          wai::rope_rotate(grad, library_table(T, H, RopePairing::half_split), /*inverse=*/true)}});
+
+    // The gradcheck builds the whole Jacobian (two forwards per input number), so a small block:
+    // (5, 6), angles up to 4 radians, three pairs turning at three different speeds.
+    const int64_t small_T = 5, small_H = 6;
+    const wai::RopeTable small_table = library_table(small_T, small_H);
+    const Tensor small_angles = rope_angles(small_H, small_T, base);
+    const Value small_x(Tensor::normal(Shape{small_T, small_H}, 0.0f, 1.0f, generator), /*requires_grad=*/true);
+    exercise::gradcheck(
+        checker, "gradcheck of the library's rotation forward with your backward, (5, 6)",
+        [&](const std::vector<Value>& inputs) {
+            return exercise::learner_op(
+                "rope_with_your_backward", inputs,
+                [&](const std::vector<Tensor>& values) { return wai::rope_rotate(values[0], small_table); },
+                [&](const std::vector<Tensor>&, const Tensor&, const Tensor& out_grad) {
+                    return std::vector<Tensor>{rope_backward(out_grad, small_angles)};
+                });
+        },
+        {small_x});
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return exercise::run(argc, argv,
+                         {"rope_backward", "RoPE's backward: the rotation's transpose (Where Am I?, \"RoPE: rotate, so only the difference counts\")",
+                          "write rope_backward"},
+                         check);
+}
