@@ -8,7 +8,7 @@ namespace wai {
 // An operand's share of g, times sign: g itself when the operand has g's shape, and otherwise g
 // summed over the leading dimensions the operand was repeated on (a bias (D) over (B, T, D)).
 static Tensor broadcast_share(const Tensor& g, const Shape& operand, float sign) {
-    if (operand == g.shape()) return wai::scale(g, sign);
+    if (operand == g.shape()) return sign == 1.0f ? g : wai::scale(g, sign);
     Tensor share(operand);
     sum_leading_into(share, g, sign);
     return share;

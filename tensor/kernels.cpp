@@ -45,7 +45,11 @@ Tensor multiply(const Tensor& a, const Tensor& b) {
 
 Tensor scale(const Tensor& a, float factor) {
     Tensor out = Tensor::uninitialized(a.shape());
-    for (int64_t i = 0; i < a.numel(); ++i) out[i] = factor * a[i];
+    const float* in = a.data();
+    float* o = out.data();
+    const int64_t count = a.numel();
+    #pragma omp simd
+    for (int64_t i = 0; i < count; ++i) o[i] = factor * in[i];
     return out;
 }
 
@@ -80,8 +84,11 @@ void sum_leading_into(Tensor& dst, const Tensor& src, float alpha) {
     const int64_t inner = dst.numel(), outer = inner == 0 ? 0 : src.numel() / inner;
     float* d = dst.data();
     const float* s = src.data();
-    for (int64_t r = 0; r < outer; ++r)
-        for (int64_t i = 0; i < inner; ++i) d[i] += alpha * s[r * inner + i];
+    for (int64_t r = 0; r < outer; ++r) {
+        const float* row = s + r * inner;
+        #pragma omp simd
+        for (int64_t i = 0; i < inner; ++i) d[i] += alpha * row[i];
+    }
 }
 
 Tensor sum_last(const Tensor& a) {

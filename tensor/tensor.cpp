@@ -9,6 +9,19 @@ namespace wai {
 
 Tensor::Tensor(const Shape& shape) : shape_(shape), data_(static_cast<size_t>(shape.numel()), 0.0f) {}
 
+Tensor::Tensor(const Tensor& other) : shape_(other.shape_) {
+    data_.resize(other.data_.size());
+    std::copy(other.data_.begin(), other.data_.end(), data_.begin());
+}
+
+Tensor& Tensor::operator=(const Tensor& other) {
+    if (this == &other) return *this;
+    shape_ = other.shape_;
+    data_.resize(other.data_.size());
+    std::copy(other.data_.begin(), other.data_.end(), data_.begin());
+    return *this;
+}
+
 Tensor Tensor::uninitialized(const Shape& shape) {
     Tensor t;
     t.shape_ = shape;

@@ -17,6 +17,11 @@ class Tensor {
 public:
     Tensor() = default;  // undefined: no shape, no numbers (see defined())
     explicit Tensor(const Shape& shape);  // zeros
+    // A copy is one block copy of the numbers (the allocator's element-wise construct would be slower).
+    Tensor(const Tensor& other);
+    Tensor& operator=(const Tensor& other);
+    Tensor(Tensor&&) noexcept = default;
+    Tensor& operator=(Tensor&&) noexcept = default;
 
     static Tensor zeros(const Shape& shape) { return Tensor(shape); }
     // Numbers left unset: only for results every element of which is written next.
