@@ -25,7 +25,7 @@ for name in "$@"; do
     status=$?
     case "$verdict" in
         "$name: solved"*) echo "  [solved]  $name"; solved=$((solved + 1)) ;;
-        "$name: not solved yet"*) echo "  [not yet] ${verdict#"$name: not solved yet: "} ($name)"; [ -z "$next" ] && next=$name ;;
+        "$name: not solved yet"*) echo "  [not yet] $name: ${verdict#"$name: not solved yet: "}"; [ -z "$next" ] && next=$name ;;
         *) echo "  [WRONG]   $verdict"; bad=$((bad + 1)); [ -z "$next_bad" ] && next_bad=$name ;;
     esac
 done

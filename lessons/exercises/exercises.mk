@@ -70,8 +70,11 @@ exercise-train: check-deps
 	@$(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/train_$(EXERCISE)
 	@$(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS)
 
-# make test runs the self-test too, so it needs the same programs.
-test: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
+# make test runs the self-test too (in the normal build: a sanitizer build leaves it out), so it
+# needs the same programs.
+ifeq ($(SANITIZE),)
+test test-programs: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
+endif
 exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
 	@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES)
 
