@@ -20,11 +20,7 @@ struct LayerNorm final : Op {
             shape_error("layer_norm", s.str() + " with weight " + weight.shape().str() + " and bias " + bias.shape().str(),
                         "weight and bias must both be (D) for x (..., D)");
         auto op = std::make_unique<LayerNorm>();
-        op->mean.resize(s.rows());
-        op->rstd.resize(s.rows());
-        Tensor y = Tensor::uninitialized(s);
-        layer_norm_rows(x.value().data(), weight.value().data(), bias.value().data(), eps, s.rows(), D, y.data(),
-                        op->mean.data(), op->rstd.data());
+        Tensor y = layer_norm_forward(x.value(), weight.value(), bias.value(), eps, op->mean, op->rstd);
         return record("layer_norm", std::move(y), {x, weight, bias}, std::move(op));
     }
 

@@ -83,7 +83,6 @@ std::pair<size_t, size_t> write_dot(const std::filesystem::path& path, const std
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
 
     // A Value is a handle to a node of the graph. A leaf made with requires_grad = true is a

@@ -74,7 +74,6 @@ wai::Tensor attend(const wai::Tensor& X, const Projections& w, bool causal) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
     wai::Generator generator(0);
 

@@ -49,7 +49,6 @@ double distance_to_row(const std::vector<float>& vector, const wai::Tensor& tabl
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
     wai::Generator generator(2);
     const wai::Embedding token_table(V, D, generator);                                  // (V, D)

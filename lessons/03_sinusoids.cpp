@@ -32,7 +32,6 @@ double row_distance(const wai::Tensor& table, int64_t p, int64_t q, int64_t firs
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
 
     // pe[p, 2i] = sin(p·θ_i), pe[p, 2i+1] = cos(p·θ_i), θ_i = 10000^(-2i/D). Each pair of dimensions

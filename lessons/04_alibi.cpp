@@ -40,7 +40,6 @@ std::vector<double> weights_by_distance(double slope, int64_t T) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
 
     // For a query at m and a key at n <= m, ALiBi subtracts slope·(m - n) from their score. Nothing

@@ -83,7 +83,6 @@ bool relatively_close(double a, double b, double relative) { return std::abs(a -
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
 
     // One frequency per pair: θ_i = base^(-2i/H). Pair 0 turns one radian per position, the last

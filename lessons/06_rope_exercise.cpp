@@ -142,7 +142,6 @@ void try_positions(const Tensor& vector) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     const bool interactive = lesson::take_arguments(argc, argv, "--try");
     if (!interactive)
         std::printf("This lesson is the worked solution of the exercise lessons/exercises/rope_rotation.cpp:\n"

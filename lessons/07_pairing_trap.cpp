@@ -103,7 +103,6 @@ std::vector<int> predictions(const wai::Transformer& model, const wai::Batch& ba
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
     wai::set_threads(1);  // a small model: a second thread gains little, and it loses a lot on a busy machine
 

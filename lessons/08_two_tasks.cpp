@@ -83,11 +83,8 @@ wai::RunResult short_run(const wai::RunConfig& config) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
-    // One thread, as each run of `make experiment` has: the timing printed at the end then predicts
-    // the experiment's, and the lesson does not fight other work for the two cores.
-    wai::set_threads(1);
+    wai::set_threads(1);  // as each run of `make experiment`: its timing then predicts the experiment's
 
     // lag: output the token from three positions back. Positions 0..2 have nothing three back; they
     // are not scored (their target is ignore_index), so the loss and the accuracy skip them.

@@ -40,7 +40,6 @@ AttentionRow attend(int64_t keys, float match_score, float factor) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
     const int64_t train_keys = 32, test_keys = 128;
     const float factor = wai::log_length_scale(test_keys, train_keys);

@@ -46,7 +46,6 @@ std::string with_commas(double value, int decimals) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
     const int64_t H = 128;  // a Llama-sized head: 64 pairs
     const int64_t pairs = H / 2;

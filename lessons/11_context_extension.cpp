@@ -78,10 +78,8 @@ Accuracies train_and_extend(const std::string& task, const std::filesystem::path
 }  // namespace
 
 int main(int argc, char** argv) {
-    wai::prepare_process(argv);
     lesson::take_arguments(argc, argv);
-    // One thread, as each run of make experiment-extension has.
-    wai::set_threads(1);
+    wai::set_threads(1);  // as each run of make experiment-extension
 
     // The experiment's head: H = 64, base 10,000. Pair i turns by theta_i per position. Each method
     // replaces theta_i by its own; none of them changes a weight of the model.

@@ -13,7 +13,7 @@
 
 namespace lesson {
 
-// A lesson's command line: `--kernels plain|fast` (nn/kernels_setting.hpp: the model as a chain of
+// The first call of every lesson: the process's start-up, then its command line: `--kernels plain|fast` (nn/kernels_setting.hpp: the model as a chain of
 // plain ops, or with the fast kernels swapped in; every claim holds on both), and `extra`, for a
 // lesson that has one flag of its own (lesson 06's --try). Returns whether `extra` was given.
 // Anything else is refused with one line and exit code 2, rather than ignored (a mistyped flag
@@ -32,6 +32,7 @@ namespace lesson {
 }
 
 inline bool take_arguments(int argc, char** argv, const char* extra = nullptr) {
+    wai::prepare_process(argv);  // the OpenBLAS kernels for this CPU (tasks/openblas_startup.hpp)
     std::set_terminate(report_uncaught);
     bool extra_given = false;
     for (int i = 1; i < argc; ++i) {

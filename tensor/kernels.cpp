@@ -181,6 +181,16 @@ void layer_norm_rows(const float* x, const float* weight, const float* bias, flo
     }
 }
 
+Tensor layer_norm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, std::vector<float>& mean,
+                          std::vector<float>& rstd) {
+    const int64_t rows = x.shape().rows(), width = x.shape().last();
+    mean.resize(rows);
+    rstd.resize(rows);
+    Tensor y = Tensor::uninitialized(x.shape());
+    layer_norm_rows(x.data(), weight.data(), bias.data(), eps, rows, width, y.data(), mean.data(), rstd.data());
+    return y;
+}
+
 void layer_norm_row_backward(const float* x, const float* g, const float* weight, float mean, float rstd, int64_t width,
                              float* dx, bool add_to_dx, float* dweight, float* dbias) {
     float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;

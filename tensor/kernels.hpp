@@ -3,6 +3,8 @@
 // a's leading dimensions (a bias over (B, T, D), a table over (B, T, D), a penalty over (B, NH, T, T)).
 // Leaves out general NumPy broadcasting, and the operations' derivatives (autograd/ has those).
 #pragma once
+#include <vector>
+
 #include "tensor/tensor.hpp"
 
 namespace wai {
@@ -51,6 +53,10 @@ void softmax_row_backward(const float* y, const float* g, float* dx, int64_t vis
 // var the biased (1 / width) variance as in PyTorch; each row's mean and rstd are written out.
 void layer_norm_rows(const float* x, const float* weight, const float* bias, float eps, int64_t rows, int64_t width,
                      float* y, float* mean, float* rstd);
+// The same for x (..., D), weight and bias (D): y, with each row's mean and rstd written into mean
+// and rstd (resized to the rows), which a backward reads.
+Tensor layer_norm_forward(const Tensor& x, const Tensor& weight, const Tensor& bias, float eps, std::vector<float>& mean,
+                          std::vector<float>& rstd);
 // Its backward for one row, with x_hat = (x - mean) * rstd and dx_hat = g * weight:
 //   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))   (added onto dx when add_to_dx)
 //   dweight += g * x_hat;  dbias += g                                     (each skipped when null)

@@ -4,6 +4,7 @@
 #pragma once
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <string>
@@ -59,6 +60,19 @@ std::string message_of(const std::function<void()>& f) {
 }
 
 inline std::string invalid_argument_message(const std::function<void()>& f) { return message_of<std::invalid_argument>(f); }
+
+// max |ours - reference| / max |reference| (the plain max difference when the reference is all zero):
+// each tensor compared on its own scale, so an entry near zero (a sum of cancelling terms) cannot
+// fail for float rounding alone, while a wrong sign or a missing term gives errors of order 1.
+inline double error_on_scale(const Tensor& ours, const Tensor& reference) {
+    REQUIRE(ours.shape() == reference.shape());
+    double difference = 0.0, scale = 0.0;
+    for (int64_t i = 0; i < ours.numel(); ++i) {
+        difference = std::max(difference, std::abs(double(ours[i]) - double(reference[i])));
+        scale = std::max(scale, std::abs(double(reference[i])));
+    }
+    return scale > 0.0 ? difference / scale : difference;
+}
 
 // (shape) of N(0, 1) numbers; each seed gives its own numbers.
 inline Tensor random_tensor(const Shape& shape, uint64_t seed) {

@@ -18,9 +18,11 @@
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/task.hpp"
+#include "tests/helpers.hpp"
 #include "tasks/weights_file.hpp"
 
 using namespace wai;
+using wai::testing::error_on_scale;
 
 namespace {
 
@@ -39,17 +41,6 @@ constexpr double tolerance = 1e-4;
 // to a row of scores) PyTorch's step and ours may go either way. A weight decay that was left out
 // would move the weights by 1e-5 of their size, ten times this tolerance.
 constexpr double step_tolerance = 1e-6;
-
-// max |ours - pytorch| / max |pytorch| (the plain max difference when PyTorch's tensor is all zero).
-double error_on_scale(const Tensor& ours, const Tensor& pytorch) {
-    REQUIRE(ours.shape() == pytorch.shape());
-    double difference = 0.0, scale = 0.0;
-    for (int64_t i = 0; i < ours.numel(); ++i) {
-        difference = std::max(difference, std::abs(double(ours[i]) - double(pytorch[i])));
-        scale = std::max(scale, std::abs(double(pytorch[i])));
-    }
-    return scale > 0.0 ? difference / scale : difference;
-}
 
 // Token ids and targets are stored as F32 (tests/reference/make_golden.py); they must be integers.
 std::vector<int> as_integers(const Tensor& t) {
@@ -108,22 +99,13 @@ void check_against_pytorch(const std::string& task_name, const std::string& sche
 
 }  // namespace
 
-TEST_CASE("golden: lag, every scheme, both kernels settings, matches PyTorch (logits, loss, gradients, AdamW step)",
+TEST_CASE("golden: both tasks, every scheme, both kernels settings, match PyTorch (logits, loss, gradients, AdamW step)",
           "[golden]") {
-    for (const Kernels kernels : {Kernels::plain, Kernels::fast})
-        for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
-            DYNAMIC_SECTION(kernels_name(kernels) << " " << scheme) {
-                const KernelsScope scope(kernels);
-                check_against_pytorch("lag", scheme);
-            }
-}
-
-TEST_CASE("golden: seen, every scheme, both kernels settings, matches PyTorch (logits, loss, gradients, AdamW step)",
-          "[golden]") {
-    for (const Kernels kernels : {Kernels::plain, Kernels::fast})
-        for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
-            DYNAMIC_SECTION(kernels_name(kernels) << " " << scheme) {
-                const KernelsScope scope(kernels);
-                check_against_pytorch("seen", scheme);
-            }
+    for (const char* task : {"lag", "seen"})
+        for (const Kernels kernels : {Kernels::plain, Kernels::fast})
+            for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
+                DYNAMIC_SECTION(task << " " << kernels_name(kernels) << " " << scheme) {
+                    const KernelsScope scope(kernels);
+                    check_against_pytorch(task, scheme);
+                }
 }

@@ -19,10 +19,16 @@
 #include <string>
 #include <vector>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "autograd/gradcheck.hpp"
 #include "lessons/exercises/marked_place.hpp"
 #include "nn/kernels_setting.hpp"
+#include "tasks/experiment.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/weights_file.hpp"
 #include "tensor/tensor.hpp"
 
 namespace exercise {
@@ -210,6 +216,19 @@ inline bool gradcheck(Checker& checker, const std::string& what,
     if (result.passed)
         return checker.ok(what + " (" + std::to_string(result.entries) + " Jacobian entries against finite differences)");
     return checker.wrong(what, "your gradient disagrees with finite differences of the forward: " + result.worst);
+}
+
+// A short run of the chapter's experiment with `config`, and a fresh model holding the weights it
+// trained: saved to a temporary file and loaded back, as train_position --save and --load do.
+inline std::unique_ptr<wai::Transformer> trained_model(wai::RunConfig config, wai::RunResult& result) {
+    const std::filesystem::path weights =
+        std::filesystem::temp_directory_path() / ("whereami_exercise_" + std::to_string(getpid()) + ".safetensors");
+    config.save_path = weights.string();
+    result = wai::run_experiment(config);
+    std::unique_ptr<wai::Transformer> model = wai::make_model(config);
+    wai::load_weights(weights.string(), *model);
+    std::filesystem::remove(weights);
+    return model;
 }
 
 }  // namespace exercise

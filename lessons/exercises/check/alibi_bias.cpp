@@ -161,9 +161,7 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"alibi_bias", "ALiBi's slopes and distance penalty (Where Am I?, \"Penalizing distance: ALiBi\")",
-                          "start with alibi_slopes"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"alibi_bias", "ALiBi's slopes and distance penalty (Where Am I?, \"Penalizing distance: ALiBi\")",
+                                      "start with alibi_slopes"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

@@ -71,9 +71,7 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"broadcast_multiply_backward", "the backward of a * b, b repeated over a's rows (the engine)",
-                          "write multiply_backward"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"broadcast_multiply_backward", "the backward of a * b, b repeated over a's rows (the engine)",
+                                      "write multiply_backward"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

@@ -217,12 +217,10 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"causal_mask",
-                          "the causal mask, and what it does to attention's order-blindness (Where Am I?, \"Attention "
-                          "can't see order\")",
-                          "write causal_mask(T): a (T, T) tensor, 0 on and below the diagonal (the keys a query sees), "
-                          "-infinity above it"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"causal_mask",
+     "the causal mask, and what it does to attention's order-blindness (Where Am I?, \"Attention "
+     "can't see order\")",
+     "write causal_mask(T): a (T, T) tensor, 0 on and below the diagonal (the keys a query sees), "
+                                      "-infinity above it"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

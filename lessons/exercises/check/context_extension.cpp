@@ -152,13 +152,8 @@ void check(exercise::Checker& checker) {
     config.dim = 32, config.mlp_hidden = 64, config.eval_sequences = 64, config.test_lengths = {32, 128};
     const int64_t test_length = 128;
     const double s = static_cast<double>(test_length) / config.train_length;
-    const std::filesystem::path weights =
-        std::filesystem::temp_directory_path() / ("whereami_context_extension_" + std::to_string(getpid()) + ".safetensors");
-    config.save_path = weights.string();
-    const wai::RunResult trained = wai::run_experiment(config);
-    const std::unique_ptr<wai::Transformer> model = wai::make_model(config);
-    wai::load_weights(weights.string(), *model);
-    std::filesystem::remove(weights);
+    wai::RunResult trained;
+    const std::unique_ptr<wai::Transformer> model = exercise::trained_model(config, trained);
     auto& rope = dynamic_cast<wai::RotaryPositions&>(*model->position);
     const wai::Task task = wai::make_task(config.task);
     const wai::Batch test = wai::test_batch(task, config.seed, test_length, config.eval_sequences);
@@ -196,10 +191,8 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"context_extension",
-                          "position interpolation and NTK-aware scaling of RoPE (LLM Mastery 23, \"Failure mode: context-length extrapolation\")",
-                          "start with interpolated_frequencies"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"context_extension",
+     "position interpolation and NTK-aware scaling of RoPE (LLM Mastery 23, \"Failure mode: context-length extrapolation\")",
+                                      "start with interpolated_frequencies"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

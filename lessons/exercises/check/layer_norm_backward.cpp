@@ -132,9 +132,7 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"layer_norm_backward", "the backward of LayerNorm, at the start of every block of the chapter's model",
-                          "write layer_norm_backward"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"layer_norm_backward", "the backward of LayerNorm, at the start of every block of the chapter's model",
+                                      "write layer_norm_backward"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

@@ -82,13 +82,8 @@ void check(exercise::Checker& checker) {
     wai::RunConfig config;
     config.task = "seen", config.scheme = "none", config.steps = 500, config.batch = 32;
     config.dim = 48, config.mlp_hidden = 64, config.eval_sequences = 64, config.test_lengths = {32, 128};
-    const std::filesystem::path weights =
-        std::filesystem::temp_directory_path() / ("whereami_log_length_scale_" + std::to_string(getpid()) + ".safetensors");
-    config.save_path = weights.string();
-    const wai::RunResult trained = wai::run_experiment(config);
-    const std::unique_ptr<wai::Transformer> model = wai::make_model(config);
-    wai::load_weights(weights.string(), *model);
-    std::filesystem::remove(weights);
+    wai::RunResult trained;
+    const std::unique_ptr<wai::Transformer> model = exercise::trained_model(config, trained);
     model->set_score_scale(static_cast<float>(yours));
     const wai::Evaluation scored =
         wai::evaluate(*model, wai::test_batch(wai::make_task(config.task), config.seed, 128, config.eval_sequences), config.train_length);
@@ -102,9 +97,7 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"log_length_scale", "log-length scaling of attention scores (Where Am I?, the last column; Chiang & Cholak)",
-                          "write log_length_factor"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"log_length_scale", "log-length scaling of attention scores (Where Am I?, the last column; Chiang & Cholak)",
+                                      "write log_length_factor"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

@@ -200,10 +200,8 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"pairing_conversion",
-                          "converting a model between RoPE's two pairings (Where Am I?, \"One trap for anyone loading real weights\")",
-                          "start with half_split_from_interleaved"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"pairing_conversion",
+     "converting a model between RoPE's two pairings (Where Am I?, \"One trap for anyone loading real weights\")",
+                                      "start with half_split_from_interleaved"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

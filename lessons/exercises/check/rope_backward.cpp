@@ -75,9 +75,7 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"rope_backward", "RoPE's backward: the rotation's transpose (Where Am I?, \"RoPE: rotate, so only the difference counts\")",
-                          "write rope_backward"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"rope_backward", "RoPE's backward: the rotation's transpose (Where Am I?, \"RoPE: rotate, so only the difference counts\")",
+                                      "write rope_backward"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

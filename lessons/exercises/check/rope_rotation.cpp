@@ -115,9 +115,7 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"rope_rotation", "RoPE's rotation and the course's four dot products (LLM Mastery 23, \"Exercise\")",
-                          "start with apply_rope"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"rope_rotation", "RoPE's rotation and the course's four dot products (LLM Mastery 23, \"Exercise\")",
+                                      "start with apply_rope"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

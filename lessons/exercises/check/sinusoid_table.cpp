@@ -75,11 +75,9 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"sinusoid_table",
-                          "Vaswani's sinusoid position table (Where Am I?, \"Adding position to the tokens\")",
-                          "write sinusoid_table(positions, dim): a (T, D) table, the sin of p * 10000^(-2i/D) in column "
-                          "2i and its cos in column 2i+1"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"sinusoid_table",
+     "Vaswani's sinusoid position table (Where Am I?, \"Adding position to the tokens\")",
+     "write sinusoid_table(positions, dim): a (T, D) table, the sin of p * 10000^(-2i/D) in column "
+                                      "2i and its cos in column 2i+1"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

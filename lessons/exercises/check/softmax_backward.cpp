@@ -79,9 +79,7 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"softmax_backward", "the backward of the softmax every score goes through (Where Am I?, \"Attention can't see order\")",
-                          "write softmax_backward"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"softmax_backward", "the backward of the softmax every score goes through (Where Am I?, \"Attention can't see order\")",
+                                      "write softmax_backward"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

@@ -134,9 +134,7 @@ void check(exercise::Checker& checker) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::run(argc, argv,
-                         {"topological_order", "the order backward visits the graph in (the engine under the chapter)",
-                          "write my_topological_order"},
-                         check);
-}
+// The exercise this checker judges: its name, what it builds, and the first step while untouched.
+static const exercise::Exercise about{"topological_order", "the order backward visits the graph in (the engine under the chapter)",
+                                      "write my_topological_order"};
+int main(int argc, char** argv) { return exercise::run(argc, argv, about, check); }

@@ -4,8 +4,6 @@
 // takes part in the backward.
 // Leaves out the geometric slopes in training (with one head they give 1/256): alibi_slopes is
 // checked by make exercise EXERCISE=alibi_bias.
-#include <stdexcept>
-
 #include "lessons/exercises/alibi_bias.hpp"
 #include "lessons/exercises/train/train.hpp"
 
@@ -13,23 +11,16 @@ namespace {
 
 constexpr double chapter_slope = 0.5;
 
-class YourAlibi : public wai::PositionEncoding {
-public:
+struct YourAlibi : wai::PositionEncoding {
     wai::Value score_bias(int64_t heads, int64_t T) const override {  // (NH, T, T)
         const wai::Tensor bias = alibi_bias(std::vector<double>(heads, chapter_slope), T);
-        if (bias.shape() != wai::Shape{heads, T, T})
-            throw std::invalid_argument("alibi_bias returned shape " + bias.shape().str() + " for (NH, T, T) = " +
-                                        wai::Shape{heads, T, T}.str());
+        exercise::require_shape("alibi_bias", bias, wai::Shape{heads, T, T});
         return wai::Value(bias);
     }
-    std::string spec() const override { return "alibi:0.5"; }
 };
+
+std::unique_ptr<wai::PositionEncoding> yours(int64_t, int64_t, wai::Generator&) { return std::make_unique<YourAlibi>(); }
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    return exercise::train_with_yours(argc, argv, "alibi_bias", "alibi:0.5",
-                                      [](int64_t, int64_t, wai::Generator&) -> std::unique_ptr<wai::PositionEncoding> {
-                                          return std::make_unique<YourAlibi>();
-                                      });
-}
+int main(int argc, char** argv) { return exercise::train_with_yours(argc, argv, "alibi_bias", "alibi:0.5", yours); }

@@ -6,7 +6,10 @@
 // Exit status: 0 for the same line, 1 for different lines, 10 when the code is not written yet,
 // 2 for bad arguments. Leaves out checking the code itself: make exercise EXERCISE=NAME does that.
 #pragma once
+#include <algorithm>
 #include <cstdio>
+#include <functional>
+#include <stdexcept>
 #include <exception>
 #include <string>
 
@@ -17,6 +20,28 @@
 #include "tasks/result_line.hpp"
 
 namespace exercise {
+
+// Throws, naming the learner's function, unless what it returned has the shape expected.
+inline void require_shape(const char* function, const wai::Tensor& got, const wai::Shape& expected) {
+    if (got.shape() != expected)
+        throw std::invalid_argument(std::string(function) + " returned shape " + got.shape().str() + " where " +
+                                    expected.str() + " was expected");
+}
+
+// f (a learner's function of one (T, H) block) on every (T, H) slice of x (..., T, H).
+inline wai::Tensor on_each_slice(const wai::Tensor& x, const char* function,
+                                 const std::function<wai::Tensor(const wai::Tensor&)>& f) {
+    const wai::Shape block{x.shape()[x.rank() - 2], x.shape().last()};
+    wai::Tensor out(x.shape());
+    for (int64_t start = 0; start < x.numel(); start += block.numel()) {
+        wai::Tensor slice(block);
+        std::copy_n(x.data() + start, block.numel(), slice.data());
+        const wai::Tensor result = f(slice);
+        require_shape(function, result, block);
+        std::copy_n(result.data(), block.numel(), out.data() + start);
+    }
+    return out;
+}
 
 inline int train_with_yours(int argc, char** argv, const char* name, const char* scheme,
                             const decltype(wai::RunConfig::custom_position)& yours) {
