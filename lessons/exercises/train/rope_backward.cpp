@@ -17,13 +17,9 @@ struct LibraryForwardYourBackward : wai::PositionEncoding {
         const wai::RopeTable table =
             wai::make_rope_table(T, wai::rope_frequencies(head_dim, 10000.0), wai::RopePairing::interleaved);
         const wai::Tensor angles = rope_angles(head_dim, T);  // (T, H/2)
-        return exercise::learner_op(
-            "rope_with_your_backward", {x},
-            [table](const std::vector<wai::Tensor>& in) { return wai::rope_rotate(in[0], table); },
-            [angles](const std::vector<wai::Tensor>&, const wai::Tensor&, const wai::Tensor& grad) {
-                return std::vector<wai::Tensor>{exercise::on_each_slice(
-                    grad, "rope_backward", [&](const wai::Tensor& s) { return rope_backward(s, angles); })};
-            });
+        return exercise::slice_op("rope_with_your_backward", x, "rope_backward",
+                                  [=](const wai::Tensor& slice) { return wai::rope_rotate(slice, table); },
+                                  [=](const wai::Tensor& grad) { return rope_backward(grad, angles); });
     }
 };
 

@@ -13,16 +13,9 @@ struct YourRope : wai::PositionEncoding {
     int64_t head_dim = 0;
     wai::Value rotate_queries_keys(const wai::Value& x) const override {  // (B, NH, T, H) -> (B, NH, T, H)
         const wai::Tensor angles = rope_angles(head_dim, x.shape()[x.shape().rank() - 2]);  // (T, H/2)
-        const wai::Tensor backwards = wai::scale(angles, -1.0f);
-        return exercise::learner_op(
-            "your_rope", {x},
-            [angles](const std::vector<wai::Tensor>& in) {
-                return exercise::on_each_slice(in[0], "apply_rope", [&](const wai::Tensor& s) { return apply_rope(s, angles); });
-            },
-            [backwards](const std::vector<wai::Tensor>&, const wai::Tensor&, const wai::Tensor& grad) {
-                return std::vector<wai::Tensor>{exercise::on_each_slice(
-                    grad, "apply_rope", [&](const wai::Tensor& s) { return apply_rope(s, backwards); })};
-            });
+        const wai::Tensor backwards = wai::scale(angles, -1.0f);  // R(-angle) = R(angle)^T
+        return exercise::slice_op("your_rope", x, "apply_rope", [=](const wai::Tensor& slice) { return apply_rope(slice, angles); },
+                                  [=](const wai::Tensor& grad) { return apply_rope(grad, backwards); });
     }
 };
 

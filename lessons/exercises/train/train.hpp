@@ -13,6 +13,7 @@
 #include <exception>
 #include <string>
 
+#include "lessons/exercises/exercise.hpp"
 #include "lessons/exercises/marked_place.hpp"
 #include "positional/number_text.hpp"
 #include "tasks/experiment.hpp"
@@ -41,6 +42,18 @@ inline wai::Tensor on_each_slice(const wai::Tensor& x, const char* function,
         std::copy_n(result.data(), block.numel(), out.data() + start);
     }
     return out;
+}
+
+// An op on x (..., T, H) whose forward and backward each apply a function of one (T, H) block to
+// every slice: how a learner's rotation or its backward takes part in the model's attention.
+inline wai::Value slice_op(const char* name, const wai::Value& x, const char* function,
+                           const std::function<wai::Tensor(const wai::Tensor&)>& forward,
+                           const std::function<wai::Tensor(const wai::Tensor&)>& backward) {
+    return learner_op(
+        name, {x}, [=](const std::vector<wai::Tensor>& in) { return on_each_slice(in[0], function, forward); },
+        [=](const std::vector<wai::Tensor>&, const wai::Tensor&, const wai::Tensor& grad) {
+            return std::vector<wai::Tensor>{on_each_slice(grad, function, backward)};
+        });
 }
 
 inline int train_with_yours(int argc, char** argv, const char* name, const char* scheme,
