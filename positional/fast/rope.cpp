@@ -6,25 +6,23 @@ namespace wai::fast {
 
 namespace {  // each op type is private to its file
 
-struct Rope final : Op {
-    const RopeTable table;  // a copy: the op must outlive the caller's table
-    explicit Rope(RopeTable t) : table(std::move(t)) {}
-    // y = R(t * theta) x, pair by pair
-    static Value forward(const Value& x, const RopeTable& table) {
-        return record("rope", rope_rotate(x.value(), table), {x}, std::make_unique<Rope>(table));
-    }
+// Its forward is the plain rotation, recorded by fast::rope below.
+struct RopeInPlaceBackward final : Op {
+    RopeTable table;  // a copy: the op must outlive the caller's table
+    explicit RopeInPlaceBackward(RopeTable t) : table(std::move(t)) {}
     // dx += R(-t * theta) g, rotated where g lies
     void backward(Node& out) override {
-        Value& x = out.parents[0];
-        if (!x.requires_grad()) return;
+        if (!out.parents[0].requires_grad()) return;
         Tensor dx = take_incoming_grad(out);
         rope_rotate_inplace(dx, table, /*inverse=*/true);
-        x.accumulate_grad(std::move(dx));
+        out.parents[0].accumulate_grad(std::move(dx));
     }
 };
 
 }  // namespace
 
-Value rope(const Value& x, const RopeTable& table) { return Rope::forward(x, table); }
+Value rope(const Value& x, const RopeTable& table) {  // y = R(t * theta) x, pair by pair
+    return record("rope", rope_rotate(x.value(), table), {x}, std::make_unique<RopeInPlaceBackward>(table));
+}
 
 }  // namespace wai::fast
