@@ -71,14 +71,14 @@ using GemmFunction = void (*)(bool, bool, int64_t, int64_t, int64_t, float, cons
                               float, float*);
 
 void run_plan(const MatmulPlan& p, GemmFunction gemm, const Tensor& a, const Tensor& b, bool trans_a,
-              bool trans_b, float beta, Tensor& out) {
+              bool trans_b, Tensor& out) {
     if (p.fold_rows) {
-        gemm(false, trans_b, p.batch * p.M, p.N, p.K, 1.0f, a.data(), b.data(), beta, out.data());
+        gemm(false, trans_b, p.batch * p.M, p.N, p.K, 1.0f, a.data(), b.data(), 0.0f, out.data());
         return;
     }
     for (int64_t i = 0; i < p.batch; ++i)
         gemm(trans_a, trans_b, p.M, p.N, p.K, 1.0f, a.data() + i * p.a_stride, b.data() + i * p.b_stride,
-             beta, out.data() + i * p.M * p.N);
+             0.0f, out.data() + i * p.M * p.N);
 }
 
 }  // namespace
@@ -86,22 +86,15 @@ void run_plan(const MatmulPlan& p, GemmFunction gemm, const Tensor& a, const Ten
 Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b) {
     const MatmulPlan p = plan_matmul(a.shape(), b.shape(), trans_a, trans_b);
     Tensor out = Tensor::uninitialized(p.out_shape);
-    run_plan(p, sgemm, a, b, trans_a, trans_b, 0.0f, out);
+    run_plan(p, sgemm, a, b, trans_a, trans_b, out);
     return out;
 }
 
 Tensor matmul_reference(const Tensor& a, const Tensor& b, bool trans_a, bool trans_b) {
     const MatmulPlan p = plan_matmul(a.shape(), b.shape(), trans_a, trans_b);
     Tensor out(p.out_shape);
-    run_plan(p, sgemm_reference, a, b, trans_a, trans_b, 0.0f, out);
+    run_plan(p, sgemm_reference, a, b, trans_a, trans_b, out);
     return out;
-}
-
-void matmul_accumulate(Tensor& out, const Tensor& a, const Tensor& b, bool trans_a, bool trans_b) {
-    const MatmulPlan p = plan_matmul(a.shape(), b.shape(), trans_a, trans_b);
-    if (p.out_shape.numel() != out.numel())
-        shape_error("matmul_accumulate", out.shape().str() + " += " + p.out_shape.str(), "shapes differ");
-    run_plan(p, sgemm, a, b, trans_a, trans_b, 1.0f, out);
 }
 
 }  // namespace wai

@@ -29,7 +29,5 @@ MatmulPlan plan_matmul(const Shape& a, const Shape& b, bool trans_a, bool trans_
 // (..., M, N) = op(a) · op(b)
 Tensor matmul(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b = false);
 Tensor matmul_reference(const Tensor& a, const Tensor& b, bool trans_a = false, bool trans_b = false);
-// out += op(a) · op(b), for gradients that accumulate; out must already have the result's shape.
-void matmul_accumulate(Tensor& out, const Tensor& a, const Tensor& b, bool trans_a, bool trans_b);
 
 }  // namespace wai
