@@ -5,6 +5,7 @@ CXX      ?= g++
 SANITIZE ?=
 TAGS     ?=
 comma    := ,
+space    := $(empty) $(empty)
 
 BLAS_INCLUDE := /usr/include/x86_64-linux-gnu/openblas-openmp
 BLAS_LIB     := /usr/lib/x86_64-linux-gnu/openblas-openmp
@@ -36,7 +37,7 @@ TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp))
 TEST_OBJECTS := $(TEST_SOURCES:%.cpp=$(BUILD)/%.o)
 TEST_BINARY  := $(BUILD)/run_tests
 
-.PHONY: all test clean deps check-deps check-test-deps help experiment experiment-runs bench bench-torch
+.PHONY: all test clean deps check-deps check-test-deps help experiment experiment-locked experiment-runs bench bench-torch
 .DEFAULT_GOAL := all
 
 all: check-deps $(LIBRARY) $(PROGRAMS)
@@ -132,7 +133,7 @@ RUN_FILES := $(foreach t,lag seen,$(foreach s,$(EXPERIMENT_SCHEMES),$(foreach n,
 
 # Settings the experiment cannot use stop make with one line before anything is built or run.
 digits_removed = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
-ifneq ($(filter experiment experiment-runs experiment-extension extension-runs,$(MAKECMDGOALS)),)
+ifneq ($(filter experiment experiment-locked experiment-runs experiment-extension extension-locked extension-runs,$(MAKECMDGOALS)),)
   $(if $(strip $(SEEDS)),,$(error SEEDS is empty: give one or more seeds like SEEDS="0 1"))
   $(foreach s,$(SEEDS),$(if $(call digits_removed,$(s)),$(error SEEDS: '$(s)' is not a non-negative integer (SEEDS="0 1"))))
   $(if $(filter-out $(words $(SEEDS)),$(words $(sort $(SEEDS)))),$(error SEEDS: a seed is given twice in '$(SEEDS)'))
@@ -140,18 +141,44 @@ ifneq ($(filter experiment experiment-runs experiment-extension extension-runs,$
   $(if $(subst 0,,$(JOBS)),,$(error JOBS must be a positive integer, got '$(JOBS)'))
 endif
 
-# Invalid result files are removed first, then only the missing runs are made, two at a time.
+# RESULTS is one path with no space (make's targets cannot hold one); RUN_FLAGS only flags and numbers,
+# since they are recorded in each result file and compared word for word (tasks/results_files.hpp).
+ifneq ($(filter experiment experiment-extension plots,$(MAKECMDGOALS)),)
+  $(if $(filter-out 1,$(words $(RESULTS))),$(error RESULTS must be one folder path with no space, got '$(RESULTS)'))
+  run_flags_left = $(if $(2),$(call run_flags_left,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+  RUN_FLAG_CHARACTERS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 - _ . $(comma) : = +
+  $(if $(call run_flags_left,$(subst $(space),,$(RUN_FLAGS)),$(RUN_FLAG_CHARACTERS)),$(error RUN_FLAGS may hold only flags and values made of letters, digits and - _ . $(comma) : = + (got '$(RUN_FLAGS)')))
+  # A second make on the same results folder would delete the first one's live temporary files:
+  # refused here in one line while the first holds the lock (the recipes take the lock itself).
+  ifneq ($(filter-out 0,$(shell [ ! -e $(RESULTS)/.lock ] || flock -n $(RESULTS)/.lock true 2>/dev/null; echo $$?)),)
+    $(error another make experiment, experiment-extension or plots is using $(RESULTS) (it holds $(RESULTS)/.lock); wait for it to end, or give another RESULTS=)
+  endif
+endif
+
+# Under the results folder's lock (held on a file descriptor that the sub-make, which replaces the
+# shell so that make's SIGTERM reaches it, and every run inherit): invalid or differently-set result files are removed first, then only
+# the missing runs are made, two at a time; then the table, the summary and the picture of the table.
 experiment: all
 	@mkdir -p $(RESULTS)/runs
-	@$(BUILD)/collect_results --prune $(RESULTS)/runs $(SEEDS)
-	@$(MAKE) --no-print-directory -j$(JOBS) experiment-runs
-	@$(BUILD)/collect_results $(RESULTS)/runs tasks/chapter_table.txt $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS)
+	@exec 9>>$(RESULTS)/.lock; flock -n 9 || { echo "experiment: another make is using $(RESULTS) (it holds $(RESULTS)/.lock); wait for it to end, or give another RESULTS=" >&2; exit 1; }; \
+	  exec $(MAKE) --no-print-directory experiment-locked
+
+experiment-locked:
+	@$(BUILD)/collect_results --prune --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs $(SEEDS)
+	@export EXPERIMENT_CLOCK="$$(date +%s) $$(ls $(RESULTS)/runs/*.txt 2>/dev/null | wc -l)"; \
+	  exec $(MAKE) --no-print-directory -j$(JOBS) experiment-runs
+	@$(BUILD)/collect_results --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs tasks/chapter_table.txt $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS)
+	@mkdir -p $(RESULTS)/plots
+	@for format in svg png; do gnuplot -e "format='$$format'; out='$(RESULTS)/plots'; experiment='$(RESULTS)/data'" \
+	  plots/experiment.gp || exit 1; done; echo "experiment: drew $(RESULTS)/plots/experiment.svg and .png"
 
 experiment-runs: $(RUN_FILES)
 
 # Order-only on the program: rebuilding it does not throw away finished runs (rm -r results/ does).
+# Each run also leaves its weights beside its result (RUNS/NAME.safetensors, for make plots).
 $(RESULTS)/runs/%.txt: | $(BUILD)/train_position
 	@tasks/run_one.sh $@ $(words $(RUN_FILES)) $(BUILD)/train_position $(RUN_FLAGS)
+.PRECIOUS: $(RESULTS)/runs/%.safetensors
 
 # The benchmark's matmul bookkeeping wraps cblas_sgemm at link time (bench/gemm_recording.hpp).
 $(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(BUILD)/bench/gemm_recording.o $(LIBRARY)

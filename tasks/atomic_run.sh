@@ -1,17 +1,23 @@
 # Sourced by tasks/run_one.sh and tasks/run_extension.sh: one train_position run into a result file,
 # whole or not at all.
-#   run_atomically RESULT LOCK_DIR COUNT_GLOB PROGRAM [ARGUMENTS...]
-# runs PROGRAM ARGUMENTS on one thread into RESULT.tmp.PID and renames it to RESULT; then, under
-# LOCK_DIR/.lock, counts the finished results matching COUNT_GLOB into done_count (so two runs
-# finishing together get different numbers) and leaves the start time in start. The program runs in
-# the background so that a signal to the script (make passes SIGTERM on to its jobs) is acted on at
-# once, not when the training ends: stop it, wait for it, and leave nothing behind.
+#   run_atomically RESULT LOCK_DIR COUNT_GLOB SETTINGS PROGRAM [ARGUMENTS...]
+# runs PROGRAM ARGUMENTS on one thread into a temporary file of its own beside RESULT (mktemp:
+# RESULT.tmp.XXXXXX, created new, never an existing file or a link), checks that the program
+# succeeded and wrote exactly one line, a result line for its task, adds the line SETTINGS
+# ("settings: train_position TASK SCHEME SEED RUN_FLAGS", what the collectors check before they use
+# a result), and renames it to RESULT. Then, under LOCK_DIR/.lock, it counts the finished results
+# matching COUNT_GLOB into done_count (so two runs finishing together get different numbers) and
+# leaves the start time in start. The program runs in the background so that a signal to the script
+# (make passes SIGTERM on to its jobs) is acted on at once, not when the training ends: stop it, wait
+# for it, and leave nothing behind. A program that wrote nothing or half a line (a full disk, a
+# file-size limit) is a failed run, never a result.
 # Leaves out naming the run and printing its line (each caller's own format).
 run_atomically() {
-    result=$1 lock_dir=$2 count_glob=$3 run_program=$4
-    shift 4
-    tmp="$result.tmp.$$"
+    result=$1 lock_dir=$2 count_glob=$3 settings=$4 run_program=$5
+    shift 5
+    task=$1
     child=
+    tmp=$(mktemp "$result.tmp.XXXXXX") || { echo "cannot create a temporary file beside $result" >&2; exit 1; }
     trap 'rm -f "$tmp"' EXIT
     trap 'stop_run 130' INT
     trap 'stop_run 143' TERM
@@ -20,7 +26,12 @@ run_atomically() {
     child=$!
     wait "$child" || exit 1
     child=
-    done_count=$(flock "$lock_dir/.lock" sh -c 'mv "$1" "$2" && ls $3 | wc -l' sh "$tmp" "$result" "$count_glob")
+    if [ "$(wc -l < "$tmp")" != 1 ] || ! head -n 1 "$tmp" | grep -q "^$task "; then
+        echo "$(basename "$run_program") $*: wrote no whole result line (a full disk or a file-size limit?); no result kept" >&2
+        exit 1
+    fi
+    printf '%s\n' "$settings" >> "$tmp" || { echo "cannot write the settings line to $tmp" >&2; exit 1; }
+    done_count=$(flock "$lock_dir/.lock" sh -c 'mv "$1" "$2" && ls $3 | wc -l' sh "$tmp" "$result" "$count_glob") || exit 1
 }
 
 stop_run() {

@@ -1,9 +1,11 @@
 // collect_extension: turns make experiment-extension's result files into results/extension.md (seed
 // means at every test length, for each scheme, and for each RoPE model with each context extension)
 // and one data file per task for the pictures, results/extension/TASK.dat.
-//   collect_extension RESULTS LENGTHS SEEDS...           collect and write; LENGTHS as 32,64,128,256,512
-//   collect_extension --prune RESULTS LENGTHS SEEDS...   delete result files that are not one valid line
-//                                                        for their run, and killed runs' temporary files
+//   collect_extension [--run-flags FLAGS] RESULTS LENGTHS SEEDS...   collect and write; LENGTHS as
+//                                        32,64,128,256,512; every run must have been made with FLAGS
+//   collect_extension --prune [--run-flags FLAGS] RESULTS LENGTHS SEEDS...   delete result files that
+//                                        are not a valid result for their run or were made with other
+//                                        settings, and killed runs' temporary files
 // The files (tasks/extension.mk makes them), with MODEL = TASK_SCHEME_seedN, ':' written as '-':
 //   RESULTS/extension/trained/MODEL.txt    the model trained at 32, tested at LENGTHS with no extension
 //                                          (learned only up to its 128 rows: the rest is "n/a", never 0)
@@ -41,6 +43,7 @@ const std::vector<std::pair<std::string, ExtensionSpec::Kind>> methods = {
 const std::vector<std::string> method_titles = {"PI", "NTK", "YaRN"};
 
 struct Setup {
+    std::string run_flags;  // make's RUN_FLAGS: every run must have been made with them
     fs::path results;
     std::vector<int64_t> lengths;
     std::vector<uint64_t> seeds;
@@ -52,20 +55,21 @@ struct Expected {
     std::string task, scheme;  // scheme as the line names it, "rope+pi:4" for an extension
     uint64_t seed;
     std::vector<int64_t> lengths;
+    std::string trained_scheme;  // the model's own scheme, "rope", as its settings line names it
 };
 
 Expected trained(const Setup& s, const std::string& task, const std::string& scheme, uint64_t seed) {
     std::vector<int64_t> lengths;
     for (int64_t L : s.lengths)
         if (scheme != "learned" || L <= learned_rows) lengths.push_back(L);
-    return {run_file(s.results / "extension" / "trained", task, scheme, seed), task, scheme, seed, lengths};
+    return {run_file(s.results / "extension" / "trained", task, scheme, seed), task, scheme, seed, lengths, scheme};
 }
 
 Expected extended(const Setup& s, const std::string& task, const std::string& scheme, uint64_t seed, size_t method,
                   int64_t L) {
     const std::string folder = methods[method].first + "-" + std::to_string(L);
     const std::string name = extension_name(methods[method].second, static_cast<double>(L) / train_length);
-    return {run_file(s.results / "extension" / folder, task, scheme, seed), task, scheme + "+" + name, seed, {L}};
+    return {run_file(s.results / "extension" / folder, task, scheme, seed), task, scheme + "+" + name, seed, {L}, scheme};
 }
 
 std::vector<Expected> every_file(const Setup& s) {
@@ -81,19 +85,29 @@ std::vector<Expected> every_file(const Setup& s) {
     return files;
 }
 
-std::optional<ResultLine> read_expected(const Expected& e) {
-    auto r = read_result_file(e.path);
-    if (!r || r->task != e.task || r->scheme != e.scheme || r->seed != e.seed || r->lengths != e.lengths ||
-        r->train_length != train_length)
-        return std::nullopt;
-    return r;
+// Why the file cannot be used as e made with run_flags, or "" when it can.
+std::string fault(const Expected& e, const std::string& run_flags) {
+    const auto f = read_run_file(e.path);
+    if (!f) return "is not a valid result for its run";
+    const ResultLine& r = f->result;
+    if (r.task != e.task || r.scheme != e.scheme || r.seed != e.seed || r.lengths != e.lengths ||
+        r.train_length != train_length)
+        return "is not a valid result for its run";
+    const std::string expected = settings_line(e.task, e.trained_scheme, e.seed, run_flags);
+    if (f->settings != expected) return other_settings(f->settings, expected);
+    return "";
+}
+
+std::optional<ResultLine> read_expected(const Expected& e, const std::string& run_flags) {
+    if (!fault(e, run_flags).empty()) return std::nullopt;
+    return read_run_file(e.path)->result;
 }
 
 int prune(const Setup& s) {
     const std::vector<Expected> files = every_file(s);
     std::vector<fs::path> paths;
     for (const Expected& e : files) paths.push_back(e.path);
-    prune_result_files(paths, [&](size_t i) { return read_expected(files[i]).has_value(); }, s.results / "extension",
+    prune_result_files(paths, [&](size_t i) { return fault(files[i], s.run_flags); }, s.results / "extension",
                        "experiment-extension");
     return 0;
 }
@@ -126,8 +140,8 @@ Figures no_extension(const ResultLine& r, const std::vector<int64_t>& lengths) {
 Collection collect_rows(const Setup& s, const std::string& task) {
     Collection c;
     auto read = [&](const Expected& e) {
-        auto r = read_expected(e);
-        if (!r) c.missing.push_back(e.path.string());
+        auto r = read_expected(e, s.run_flags);
+        if (!r) c.missing.push_back(e.path.string() + " " + fault(e, s.run_flags));
         return r;
     };
     for (const auto& scheme : schemes) {
@@ -206,8 +220,8 @@ std::string compare_with_experiment(const Setup& s) {
         for (const auto& scheme : schemes)
             for (uint64_t seed : s.seeds) {
                 const auto main_run = read_expected({run_file(s.results / "runs", task, scheme, seed), task, scheme, seed,
-                                                     {32, 64, 128}});
-                const auto ours = read_expected(trained(s, task, scheme, seed));
+                                                     {32, 64, 128}, scheme}, s.run_flags);
+                const auto ours = read_expected(trained(s, task, scheme, seed), s.run_flags);
                 if (!main_run || !ours || ours->lengths.size() < 3) continue;
                 ++compared;
                 double difference = 0;
@@ -309,10 +323,12 @@ int main(int argc, char** argv) {
     prepare_process(argv);
     return run_collector("collect_extension", [&] {
         const bool pruning = argc >= 2 && std::string(argv[1]) == "--prune";
-        const int first = pruning ? 2 : 1;
+        int first = pruning ? 2 : 1;
+        const std::string run_flags = take_run_flags(argc, argv, first);
         if (argc < first + 3)
-            throw UsageError("usage: collect_extension [--prune] RESULTS LENGTHS SEED...  (LENGTHS as 32,64,128,256,512)");
-        const Setup setup{argv[first], parse_lengths(argv[first + 1]), parse_seed_arguments(argc, argv, first + 2)};
+            throw UsageError("usage: collect_extension [--prune] [--run-flags FLAGS] RESULTS LENGTHS SEED...  (LENGTHS as "
+                             "32,64,128,256,512)");
+        const Setup setup{run_flags, argv[first], parse_lengths(argv[first + 1]), parse_seed_arguments(argc, argv, first + 2)};
         return pruning ? prune(setup) : collect(setup);
     });
 }

@@ -1,9 +1,12 @@
 // collect_results: turns the experiment's per-run result files into results/table.txt (the runs in
-// the chapter's order) and results/summary.md (seed means beside the chapter's published means).
-//   collect_results RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEEDS...   collect and write both files
-//   collect_results --prune RUNS_DIR SEEDS...                       delete result files that are not
-//                                                                   one valid line for their run, and
-//                                                                   killed runs' temporary files
+// the chapter's order), results/summary.md (seed means beside the chapter's published means) and,
+// for the picture, the seed means per length in results/data/{lag,seen}.dat.
+//   collect_results [--run-flags FLAGS] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEEDS...
+//       collect and write; every run must have been made with FLAGS (make's RUN_FLAGS)
+//   collect_results --prune [--run-flags FLAGS] RUNS_DIR SEEDS...
+//       delete result files that are not a valid result for their run or were made with other
+//       settings, and killed runs' temporary files
+// A result file is the run's line and the settings it was made with (tasks/results_files.hpp).
 // The always-"no" baseline for seen is computed here from the same test sequences the runs used.
 // Outputs are written to a temporary file and renamed, so they are whole or absent.
 // Leaves out running anything: the Makefile runs train_position.
@@ -16,6 +19,7 @@
 #include <map>
 #include <sstream>
 
+#include "tasks/chapter_claims.hpp"
 #include "tasks/evaluate.hpp"
 #include "tasks/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
@@ -36,6 +40,7 @@ struct Run {
     std::string task, scheme;
     uint64_t seed;
 };
+const std::vector<int64_t> table_lengths = {32, 64, 128};
 
 std::vector<Run> every_run(const fs::path& dir, const std::vector<uint64_t>& seeds) {
     std::vector<Run> runs;
@@ -45,16 +50,65 @@ std::vector<Run> every_run(const fs::path& dir, const std::vector<uint64_t>& see
     return runs;
 }
 
-// The one valid result line in the run's file, or nullopt.
-std::optional<ResultLine> read_run(const Run& run) {
-    auto r = read_result_file(run.path);
-    if (!r || r->task != run.task || r->scheme != run.scheme || r->seed != run.seed || r->lengths.size() != 3 ||
-        !r->has_past_train)
+// The run's file when it is a valid result for this run (its task, scheme, seed, the table's three
+// lengths), or nullopt.
+std::optional<RunFile> read_run(const Run& run) {
+    auto f = read_run_file(run.path);
+    if (!f) return std::nullopt;
+    const ResultLine& r = f->result;
+    if (r.task != run.task || r.scheme != run.scheme || r.seed != run.seed || r.lengths != table_lengths ||
+        r.train_length != 32 || !r.has_past_train)
         return std::nullopt;
-    return r;
+    return f;
 }
 
+// Why the run's file cannot be used by a run with these flags, or "" when it can.
+std::string fault(const Run& run, const std::string& run_flags) {
+    const auto f = read_run(run);
+    if (!f) return "is not a valid result for its run";
+    const std::string expected = settings_line(run.task, run.scheme, run.seed, run_flags);
+    if (f->settings != expected) return other_settings(f->settings, expected);
+    fs::path weights = run.path;
+    if (!fs::is_regular_file(weights.replace_extension(".safetensors")))
+        return "has no weights beside it (" + weights.filename().string() + ")";
+    return "";
+}
+
+// The chapter's table: each line a result line at the table's lengths, each of the 14 (task, scheme)
+// there twice (the chapter's seeds 0 and 1). Refused with the first fault otherwise (an empty or cut file is no table).
+std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> read_chapter_table(const std::string& path);
+
 std::vector<double> figures(const ResultLine& r) { return {r.accuracy[0], r.accuracy[1], r.accuracy[2], r.past_train, r.scaled}; }
+
+std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> read_chapter_table(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) throw std::runtime_error("cannot read the chapter's table " + path);
+    std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> chapter;
+    int number = 0;
+    for (std::string line; std::getline(in, line);) {
+        ++number;
+        if (line.empty()) continue;
+        const auto r = parse_result_line(line);
+        if (!r || r->lengths != table_lengths || !r->has_past_train ||
+            std::find(tasks.begin(), tasks.end(), r->task) == tasks.end() ||
+            std::find(schemes.begin(), schemes.end(), r->scheme) == schemes.end())
+            throw std::runtime_error("the chapter's table " + path + ", line " + std::to_string(number) +
+                                     ", is not a result line of the experiment at lengths 32 / 64 / 128: '" +
+                                     line.substr(0, 80) + "'");
+        for (double a : figures(*r))
+            if (!(a >= 0 && a <= 1))
+                throw std::runtime_error("the chapter's table " + path + ", line " + std::to_string(number) +
+                                         ", has an accuracy outside [0, 1]");
+        chapter[{r->task, r->scheme}].push_back(figures(*r));
+    }
+    for (const auto& task : tasks)
+        for (const auto& scheme : schemes)
+            if (const size_t lines = chapter[{task, scheme}].size(); lines != 2)
+                throw std::runtime_error("the chapter's table " + path + " has " +
+                                         (lines == 0 ? "no line" : lines == 1 ? "1 line" : std::to_string(lines) + " lines") + " for " + task +
+                                         " " + scheme + "; it needs the chapter's two, seeds 0 and 1 (28 lines)");
+    return chapter;
+}
 
 std::string fixed(double v, int decimals = 3) {
     char s[32];
@@ -86,36 +140,34 @@ bool all_in_chapter_mode(const std::vector<std::vector<double>>& runs) {
     return true;
 }
 
-int prune(const fs::path& dir, const std::vector<uint64_t>& seeds) {
+int prune(const fs::path& dir, const std::string& run_flags, const std::vector<uint64_t>& seeds) {
     const std::vector<Run> runs = every_run(dir, seeds);
     std::vector<fs::path> paths;
     for (const Run& run : runs) paths.push_back(run.path);
-    prune_result_files(paths, [&](size_t i) { return read_run(runs[i]).has_value(); }, dir, "experiment");
+    prune_result_files(paths, [&](size_t i) { return fault(runs[i], run_flags); }, dir, "experiment");
     return 0;
 }
 
-int collect(const fs::path& dir, const std::string& chapter_path, const std::string& table_path,
-            const std::string& summary_path, const std::vector<uint64_t>& seeds) {
-    std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> chapter;
-    std::ifstream chapter_in(chapter_path);
-    if (!chapter_in) throw std::runtime_error("cannot read the chapter's table " + chapter_path);
-    for (std::string line; std::getline(chapter_in, line);)
-        if (auto r = parse_result_line(line)) chapter[{r->task, r->scheme}].push_back(figures(*r));
+int collect(const fs::path& dir, const std::string& run_flags, const std::string& chapter_path,
+            const std::string& table_path, const std::string& summary_path, const std::vector<uint64_t>& seeds) {
+    require_distinct_paths({{"TABLE", table_path}, {"SUMMARY", summary_path}, {"CHAPTER_TABLE", chapter_path}});
+    const auto chapter = read_chapter_table(chapter_path);
 
     std::string table;
     std::vector<std::string> missing;
     std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> ours;
     for (const Run& run : every_run(dir, seeds)) {
-        auto r = read_run(run);
-        if (!r) {
-            missing.push_back(run.path.string());
+        if (const std::string why = fault(run, run_flags); !why.empty()) {
+            missing.push_back(run.path.string() + " " + why);
             continue;
         }
-        table += *read_single_line(run.path) + "\n";
-        ours[{run.task, run.scheme}].push_back(figures(*r));
+        const RunFile f = *read_run(run);
+        table += f.line + "\n";
+        ours[{run.task, run.scheme}].push_back(figures(f.result));
     }
     if (!missing.empty()) {
-        std::cerr << "collect_results: " << missing.size() << " runs have no valid result, e.g. " << missing.front()
+        std::cerr << "collect_results: " << missing.size() << " of " << every_run(dir, seeds).size()
+                  << " runs have no valid result made with these settings, e.g. " << missing.front()
                   << "; run make experiment again\n";
         return 1;
     }
@@ -124,6 +176,8 @@ int collect(const fs::path& dir, const std::string& chapter_path, const std::str
     md << "# Results: seed means beside the chapter's\n\n"
        << "Seeds: ";
     for (uint64_t s : seeds) md << s << " ";
+    md << "\n\nEach run: train_position TASK SCHEME SEED"
+       << (run_flags.empty() ? " (the chapter's settings)" : " " + run_flags + " (RUN_FLAGS: not the chapter's settings)");
     md << "\n\nEach cell: our mean over the seeds (spread min..max) / the chapter's mean over its two seeds / the "
           "difference. A figure outside the allowance (0.05; 0.08 for seen at 64, 128, past 32 and scaled) is "
           "marked **!**.\n\n";
@@ -135,7 +189,7 @@ int collect(const fs::path& dir, const std::string& chapter_path, const std::str
         for (const auto& scheme : schemes) {
             md << "| " << scheme << " | ";
             const auto& runs = ours[{task, scheme}];
-            const auto& published = chapter[{task, scheme}];
+            const auto& published = chapter.at({task, scheme});
             for (int f = 0; f < 5; ++f) {
                 double sum = 0, low = 1, high = 0, chapter_sum = 0;
                 for (const auto& run : runs) sum += run[f], low = std::min(low, run[f]), high = std::max(high, run[f]);
@@ -156,13 +210,17 @@ int collect(const fs::path& dir, const std::string& chapter_path, const std::str
           "(the chapter's mode), or about 0.935 at 32 and 0.85 scaled. Each seed must land in one of the two "
           "(within 0.05 at 32, 0.08 scaled); if any lands in the second, the row is judged by modes, not by its mean.\n\n";
     const auto& bimodal = ours[{"seen", "alibi:0.0625"}];
+    int in_mode[3] = {0, 0, 0};  // the chapter's, the second, neither
     for (size_t i = 0; i < bimodal.size(); ++i) {
         const int mode = bimodal_mode(bimodal[i]);
         if (mode < 0) ++outside;
+        ++in_mode[mode < 0 ? 2 : mode];
         md << "- seed " << seeds[i] << ": " << fixed(bimodal[i][0]) << " at 32, " << fixed(bimodal[i][4]) << " scaled: "
            << (mode == 0 ? "the chapter's mode" : mode == 1 ? "the second mode" : "**neither mode !**") << "\n";
     }
-    md << "\n";
+    md << "\nOf " << bimodal.size() << " seeds, " << in_mode[0] << " in the chapter's mode, " << in_mode[1]
+       << " in the second, " << in_mode[2] << " in neither.\n\n";
+    md << chapter_claims_section(ours, seeds) << "\n";
 
     // Always answering "no" on seen, over the same test sequences the runs were scored on.
     const Task seen = make_task("seen");
@@ -187,10 +245,29 @@ int collect(const fs::path& dir, const std::string& chapter_path, const std::str
     md << " (the chapter: 0.85, 0.73, 0.55, 0.45).\n\n"
        << "Figures outside the allowance: " << outside << " of " << tasks.size() * schemes.size() * 5 << ".\n";
 
+    // The picture's data (plots/experiment.gp): the seed mean at each length, one column a scheme.
+    const fs::path data_dir = fs::path(table_path).parent_path() / "data";
+    fs::create_directories(data_dir);
+    for (const auto& task : tasks) {
+        std::ostringstream data;
+        data << "# " << task << ": accuracy at each test length, mean over the seeds. Written by collect_results.\nlength";
+        for (const auto& scheme : schemes) data << " " << scheme;
+        data << (task == "seen" ? " always-no" : " chance") << "\n";
+        for (size_t i = 0; i < table_lengths.size(); ++i) {
+            data << table_lengths[i];
+            for (const auto& scheme : schemes) {
+                double sum = 0;
+                for (const auto& run : ours[{task, scheme}]) sum += run[i];
+                data << " " << fixed(sum / seeds.size());
+            }
+            data << " " << (task == "seen" ? fixed(baseline[i]) : fixed(1.0 / 16.0)) << "\n";
+        }
+        write_atomically(data_dir / (task + ".dat"), data.str());
+    }
     write_atomically(table_path, table);
     write_atomically(summary_path, md.str());
-    std::cout << "experiment: wrote " << table_path << " and " << summary_path << " (" << outside
-              << " figures outside the allowance)\n";
+    std::cout << "experiment: wrote " << table_path << ", " << summary_path << " and " << (data_dir / "{lag,seen}.dat").string()
+              << " (" << outside << " figures outside the allowance)\n";
     return 0;
 }
 
@@ -199,9 +276,14 @@ int collect(const fs::path& dir, const std::string& chapter_path, const std::str
 int main(int argc, char** argv) {
     prepare_process(argv);
     return run_collector("collect_results", [&] {
-        if (argc >= 4 && std::string(argv[1]) == "--prune") return prune(argv[2], parse_seed_arguments(argc, argv, 3));
-        if (argc >= 6) return collect(argv[1], argv[2], argv[3], argv[4], parse_seed_arguments(argc, argv, 5));
-        std::cerr << "usage: collect_results RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEED... | --prune RUNS_DIR SEED...\n";
-        return 2;
+        const bool pruning = argc >= 2 && std::string(argv[1]) == "--prune";
+        int first = pruning ? 2 : 1;
+        const std::string run_flags = take_run_flags(argc, argv, first);
+        if (pruning && argc >= first + 2) return prune(argv[first], run_flags, parse_seed_arguments(argc, argv, first + 1));
+        if (!pruning && argc >= first + 5)
+            return collect(argv[first], run_flags, argv[first + 1], argv[first + 2], argv[first + 3],
+                           parse_seed_arguments(argc, argv, first + 4));
+        throw UsageError("usage: collect_results [--run-flags FLAGS] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEED... | "
+                         "--prune [--run-flags FLAGS] RUNS_DIR SEED...");
     });
 }

@@ -9,7 +9,7 @@
 # (e.g. --steps 100 --eval-seqs 16 for a quick try) go to every run, except the training length. Then
 # tasks/collect_extension.cpp writes results/extension.md and results/extension/{lag,seen}.dat.
 # Leaves out the chapter's experiment itself (make experiment) and the pictures (plots/plots.mk).
-.PHONY: experiment-extension extension-runs
+.PHONY: experiment-extension extension-locked extension-runs
 
 EXTENSION_DIR     := $(RESULTS)/extension
 EXTENSION_LENGTHS := 32 64 128 256 512
@@ -29,12 +29,17 @@ EXTENSION_TESTS   := $(foreach m,$(EXTENSION_METHODS),$(foreach L,$(EXTENSION_LE
                        $(foreach model,$(call extension_models,rope rope-1000000),$(EXTENSION_DIR)/$(m)-$(L)/$(model).txt)))
 EXTENSION_TOTAL   := $(words $(EXTENSION_TRAINED) $(EXTENSION_TESTS))
 
-# Invalid result files are removed first, then only the missing runs are made, two at a time.
+# Under the results folder's lock (as make experiment): invalid or differently-set result files are
+# removed first, then only the missing runs are made, two at a time.
 experiment-extension: all
 	@mkdir -p $(EXTENSION_DIR)
-	@$(BUILD)/collect_extension --prune $(RESULTS) $(EXTENSION_LENGTH_LIST) $(SEEDS)
+	@exec 9>>$(RESULTS)/.lock; flock -n 9 || { echo "experiment-extension: another make is using $(RESULTS) (it holds $(RESULTS)/.lock); wait for it to end, or give another RESULTS=" >&2; exit 1; }; \
+	  exec $(MAKE) --no-print-directory extension-locked
+
+extension-locked:
+	@$(BUILD)/collect_extension --prune --run-flags "$(RUN_FLAGS)" $(RESULTS) $(EXTENSION_LENGTH_LIST) $(SEEDS)
 	@$(MAKE) --no-print-directory -j$(JOBS) extension-runs
-	@$(BUILD)/collect_extension $(RESULTS) $(EXTENSION_LENGTH_LIST) $(SEEDS)
+	@$(BUILD)/collect_extension --run-flags "$(RUN_FLAGS)" $(RESULTS) $(EXTENSION_LENGTH_LIST) $(SEEDS)
 
 extension-runs: $(EXTENSION_TRAINED) $(EXTENSION_WEIGHTS) $(EXTENSION_TESTS)
 

@@ -1,10 +1,11 @@
-// Result files for the collectors: names, one-line reads, pruning, atomic writes, seeds, exit codes.
-// Leaves out locking: make runs one collector at a time, after every run has finished.
+// Result files for the collectors: names, two-line reads, pruning, atomic writes, seeds, flags, exit codes.
+// Leaves out locking: make holds the results folder's lock (RESULTS/.lock) while a collector runs.
 #include "tasks/results_files.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <sstream>
 
 #include "positional/number_text.hpp"
 
@@ -22,30 +23,57 @@ fs::path run_file(const fs::path& folder, const std::string& task, const std::st
     return folder / (run_name(task, scheme, seed) + ".txt");
 }
 
-std::optional<std::string> read_single_line(const fs::path& path) {
+std::string settings_line(const std::string& task, const std::string& scheme, uint64_t seed, const std::string& run_flags) {
+    return "settings: train_position " + task + " " + scheme + " " + std::to_string(seed) +
+           (run_flags.empty() ? "" : " " + run_flags);
+}
+
+std::string other_settings(const std::string& found, const std::string& expected) {
+    // The run's own words (task, scheme, seed) are the first five of both; what follows is RUN_FLAGS.
+    auto split = [](const std::string& line) {
+        std::istringstream in(line);
+        std::string head, word, rest;
+        for (int i = 0; i < 5 && in >> word; ++i) head += word + " ";
+        while (in >> word) rest += (rest.empty() ? "" : " ") + word;
+        return std::make_pair(head, rest);
+    };
+    const auto [found_run, found_flags] = split(found);
+    const auto [expected_run, expected_flags] = split(expected);
+    if (found_run != expected_run) return "was made for another run ('" + found + "', not '" + expected + "')";
+    return "was made with RUN_FLAGS '" + found_flags + "', not '" + expected_flags + "'";
+}
+
+std::optional<RunFile> read_run_file(const fs::path& path) {
     std::ifstream in(path);
-    std::string line, extra;
-    if (!in || !std::getline(in, line) || std::getline(in, extra)) return std::nullopt;
-    return line;
+    RunFile file;
+    std::string extra;
+    if (!in || !std::getline(in, file.line) || !std::getline(in, file.settings) || std::getline(in, extra))
+        return std::nullopt;
+    if (file.settings.rfind("settings: ", 0) != 0) return std::nullopt;
+    const std::optional<ResultLine> result = parse_result_line(file.line);
+    if (!result) return std::nullopt;
+    std::vector<double> figures = result->accuracy;
+    figures.push_back(result->past_train);
+    figures.push_back(result->scaled);
+    for (double a : figures)
+        if (!(a >= 0 && a <= 1)) return std::nullopt;  // an accuracy; NaN fails too
+    file.result = *result;
+    return file;
 }
 
-std::optional<ResultLine> read_result_file(const fs::path& path) {
-    const std::optional<std::string> line = read_single_line(path);
-    if (!line) return std::nullopt;
-    return parse_result_line(*line);
-}
-
-void prune_result_files(const std::vector<fs::path>& expected, const std::function<bool(size_t)>& is_valid,
+void prune_result_files(const std::vector<fs::path>& expected, const std::function<std::string(size_t)>& check,
                         const fs::path& folder, const std::string& program) {
     for (size_t i = 0; i < expected.size(); ++i)
-        if (fs::exists(expected[i]) && !is_valid(i)) {
-            std::cout << program << ": " << expected[i].string() << " is not a valid result line; it will be run again\n";
-            fs::remove(expected[i]);
-        }
+        if (fs::exists(expected[i]))
+            if (const std::string reason = check(i); !reason.empty()) {
+                std::cout << program << ": " << expected[i].string() << " " << reason << "; it will be run again\n";
+                fs::remove(expected[i]);
+            }
     // A run killed outright (SIGKILL, a power cut) leaves its temporary file behind: never a result.
     if (fs::is_directory(folder))
         for (const auto& entry : fs::recursive_directory_iterator(folder))
-            if (entry.path().filename().string().find(".txt.tmp.") != std::string::npos) {
+            if (const std::string name = entry.path().filename().string();
+                name.find(".txt.tmp.") != std::string::npos || name.find(".safetensors.tmp") != std::string::npos) {
                 std::cout << program << ": removing " << entry.path().string() << ", left by a run that was killed\n";
                 fs::remove(entry.path());
             }
@@ -81,6 +109,28 @@ std::vector<uint64_t> parse_seed_arguments(int argc, char** argv, int first) {
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
+}
+
+std::string take_run_flags(int argc, char** argv, int& first) {
+    if (first >= argc || std::string(argv[first]) != "--run-flags") return "";
+    if (first + 1 >= argc) throw UsageError("--run-flags needs a value (make's RUN_FLAGS, may be empty)");
+    std::istringstream words(argv[first + 1]);
+    std::string flags;
+    for (std::string word; words >> word;) flags += (flags.empty() ? "" : " ") + word;
+    first += 2;
+    return flags;
+}
+
+void require_distinct_paths(const std::vector<std::pair<std::string, fs::path>>& named) {
+    for (size_t i = 0; i < named.size(); ++i)
+        for (size_t j = i + 1; j < named.size(); ++j) {
+            std::error_code error;
+            const fs::path a = fs::weakly_canonical(named[i].second, error);
+            const fs::path b = fs::weakly_canonical(named[j].second, error);
+            if (a == b)
+                throw UsageError(named[i].first + " and " + named[j].first + " are the same file, " +
+                                 named[i].second.string() + ": give each its own path");
+        }
 }
 
 int run_collector(const std::string& program, const std::function<int()>& body) {

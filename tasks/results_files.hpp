@@ -1,7 +1,11 @@
 // The experiments' result files as the collectors (collect_results, collect_extension) see them:
-// where a run's file is, reading its one result line, deleting what a failed or killed run left,
+// where a run's file is, reading it, deleting what a failed, killed or differently-set run left,
 // writing the collected outputs whole, and the command-line pieces both share (the seed list, the
-// usage error with its exit code 2).
+// run flags, the usage error with its exit code 2).
+// A result file is two lines (tasks/atomic_run.sh writes them): the run's result line, then the
+// settings it was made with, so a result made with other settings is never taken for this one's:
+//   lag  rope         seed 0: length 32 / 64 / 128: 1.000 / ...
+//   settings: train_position lag rope 0 --steps 300
 // Leaves out what a result line says (tasks/result_line.hpp) and which runs a collector expects.
 #pragma once
 #include <cstdint>
@@ -23,15 +27,29 @@ std::string run_name(const std::string& task, const std::string& scheme, uint64_
 std::filesystem::path run_file(const std::filesystem::path& folder, const std::string& task, const std::string& scheme,
                                uint64_t seed);
 
-// The text of a file that holds exactly one line, or nullopt (missing, empty, or more than one line).
-std::optional<std::string> read_single_line(const std::filesystem::path& path);
-// That line as a result line, or nullopt when it is not one.
-std::optional<ResultLine> read_result_file(const std::filesystem::path& path);
+// "settings: train_position lag rope 0 --steps 300": the second line of a run's file, for a run of
+// train_position TASK SCHEME SEED with the experiment's RUN_FLAGS (spaces between flags as one).
+std::string settings_line(const std::string& task, const std::string& scheme, uint64_t seed, const std::string& run_flags);
 
-// The --prune step before make runs what is missing: each file expected[i] that exists but is not
-// is_valid(i) (one valid line for its run) is deleted, and so is every temporary file a killed run
-// left below `folder`; each with one line on stdout after "<program>: " ("experiment", ...).
-void prune_result_files(const std::vector<std::filesystem::path>& expected, const std::function<bool(size_t)>& is_valid,
+// "was made with RUN_FLAGS '--steps 30', not ''": why a file of settings `found` is not the run of
+// settings `expected` (both settings lines), for the prune and collect messages.
+std::string other_settings(const std::string& found, const std::string& expected);
+
+// A run's file as read: its result line (text and parsed) and its settings line.
+struct RunFile {
+    std::string line;
+    ResultLine result;
+    std::string settings;
+};
+// The file at path when it is exactly a result line whose accuracies all lie in [0, 1], then a
+// settings line; nullopt otherwise (missing, empty, cut, garbage, one line or three).
+std::optional<RunFile> read_run_file(const std::filesystem::path& path);
+
+// The --prune step before make runs what is missing: each file expected[i] that exists but whose
+// check(i) gives a reason (not a valid result for its run, made with other settings) is deleted, and
+// so is every temporary file a killed run left below `folder`; each with one line on stdout after
+// "<program>: " ("experiment", ...). check returns "" for a file to keep.
+void prune_result_files(const std::vector<std::filesystem::path>& expected, const std::function<std::string(size_t)>& check,
                         const std::filesystem::path& folder, const std::string& program);
 
 // Written to "<path>.tmp" and renamed over path, so an output is whole or absent.
@@ -47,6 +65,12 @@ struct UsageError : std::invalid_argument {
 std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);
 // The seed arguments argv[first..], refused as a UsageError when malformed.
 std::vector<uint64_t> parse_seed_arguments(int argc, char** argv, int first);
+// "--run-flags FLAGS" at argv[first], if there: FLAGS with its spaces made single (make's RUN_FLAGS
+// as the runs got them), and first moved past it; "" when absent.
+std::string take_run_flags(int argc, char** argv, int& first);
+
+// Two outputs at one path (or an output over an input) would leave only one: a UsageError naming both.
+void require_distinct_paths(const std::vector<std::pair<std::string, std::filesystem::path>>& named);
 
 // A collector's main around `body`: its exit code, or "<program>: <message>" on stderr and exit code
 // 2 for a UsageError, 1 for any other exception.

@@ -8,8 +8,9 @@
 #          pi | ntk | yarn: test the saved weights at the one length LENGTHS with that extension
 #                 (s = LENGTHS / 32, train_position's default); the line goes to DIR/MODE-LENGTHS/MODEL.txt.
 # FLAGS (make's RUN_FLAGS, e.g. --eval-seqs 64) come first, so the mode's own flags win.
-# The line is written to a temporary file and renamed, so an interrupted run leaves nothing behind
-# and a rerun of make redoes exactly the missing runs. One thread per run: make runs two at a time.
+# The line is written to a temporary file and renamed (tasks/atomic_run.sh), so an interrupted run
+# leaves nothing behind and a rerun of make redoes exactly the missing runs; its second line records
+# the settings (the model and make's RUN_FLAGS), so a result made with other flags is run again. One thread per run: make runs two at a time.
 # Leaves out choosing the runs (tasks/extension.mk) and reading them (tasks/collect_extension.cpp).
 set -u
 dir=$1 model=$2 mode=$3 program=$4 lengths=$5 total=$6
@@ -19,6 +20,7 @@ rest=${model#*_}
 scheme=$(printf '%s' "${rest%_seed*}" | tr '-' ':')
 seed=${rest##*_seed}
 weights=$dir/weights/$model.safetensors
+settings="settings: train_position $task $scheme $seed${*:+ $*}"  # the model and RUN_FLAGS, as collect_extension checks
 if [ "$mode" = train ]; then
     result=$dir/trained/$model.txt
     [ "$scheme" = learned ] && lengths=$(printf '%s\n' "$lengths" | tr ',' '\n' | awk '$1 <= 128' | paste -sd, -)
@@ -31,7 +33,7 @@ else
 fi
 mkdir -p "$(dirname "$result")" "$dir/weights"
 . "$(dirname "$0")/atomic_run.sh"
-run_atomically "$result" "$dir" "$dir/*/*.txt" "$program" "$task" "$scheme" "$seed" --quiet "$@"
-figures=$(sed -n 's/.*length [0-9 /]*: \([0-9. /]*\);.*/\1/p' "$result")
+run_atomically "$result" "$dir" "$dir/*/*.txt" "$settings" "$program" "$task" "$scheme" "$seed" --quiet "$@"
+figures=$(sed -n '1s/.*length [0-9 /]*: \([0-9. /]*\);.*/\1/p' "$result")
 printf '[%3d/%d] %s %s seed %s, %s: %s (%d s)\n' "$done_count" "$total" "$task" "$scheme" "$seed" "$what" "$figures" \
     "$(( $(date +%s) - start ))"

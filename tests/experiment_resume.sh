@@ -4,7 +4,10 @@
 # other); interrupted with SIGINT, SIGTERM to its process group, SIGTERM to make alone and SIGKILL,
 # each time leaving no temporary file and no partial result, then resumed, doing only the missing
 # runs and giving the same table; its result files truncated, filled with garbage, doubled, emptied
-# or replaced by another run's line, each detected and redone. Bad settings (SEEDS, JOBS, RUN_FLAGS;
+# or replaced by another run's line, given an impossible accuracy, other settings or no weights, each
+# detected and redone; made again with other RUN_FLAGS, every run redone; a second make on a folder in
+# use refused in one line; the collector refusing a missing, cut or impossible chapter table and two
+# outputs at one path. Bad settings (SEEDS, JOBS, RUN_FLAGS;
 # make test's SANITIZE and TAGS) and a NaN loss in every run stop make with a clear line and no
 # result. Exit 0 when all of this holds.
 #   tests/experiment_resume.sh [SANITIZE]   (the programs of that build are used)
@@ -31,7 +34,8 @@ leftovers_in() { find "$1" -name '*.tmp*' 2>/dev/null | wc -l; }
 # Result files that are not one valid line for their run, as --prune sees them (on a copy: it removes them).
 invalid_in() {
     rm -rf "$root/check" && cp -r "$1/runs" "$root/check"
-    "build${sanitize:+/$sanitize}/collect_results" --prune "$root/check" 0 1 | grep -c 'not a valid result'
+    "build${sanitize:+/$sanitize}/collect_results" --prune --run-flags "$flags" "$root/check" 0 1 |
+        grep -cE 'not a valid result|has no weights|was made with'
 }
 done_lines() { grep -cE '^\[ ?[0-9]+/28\]' "$1"; }
 # Processes that name the folder in their arguments (make, run_one.sh) or hold a file open in it
@@ -152,17 +156,80 @@ printf '%s\n%s\n' "$line" "$line" > "$runs/seen_learned_seed0.txt"  # the line t
 : > "$runs/seen_alibi-0.5_seed1.txt"                              # empty
 cp "$runs/lag_sinusoid_seed0.txt" "$runs/lag_sinusoid_seed1.txt"  # another run's valid line
 sed -i 's/\.\([0-9]\)\([0-9]\)[0-9]$/.\1\2/' "$runs/seen_rope_seed0.txt"  # the last digit cut off
+sed -i '1s/length 32 \/ 64 \/ 128: [0-9.]*/length 32 \/ 64 \/ 128: 1.500/' "$runs/lag_alibi-0.5_seed0.txt"  # an accuracy of 1.5
+sed -i '2s/$/ --steps 5/' "$runs/seen_none_seed1.txt"            # made with other flags
+rm "$runs/lag_rope_seed0.safetensors"                           # its weights gone
 echo "lag  none partial" > "$runs/lag_learned_seed0.txt.tmp.99999"  # left by a killed run
 experiment "$root/sigint" > "$root/corrupt.log" 2>&1 || fail "the run after the corruption failed"
-noticed=$(grep -c 'is not a valid result line; it will be run again' "$root/corrupt.log")
+noticed=$(grep -cE 'is not a valid result for its run|was made with RUN_FLAGS|has no weights beside it' "$root/corrupt.log")
 redone=$(done_lines "$root/corrupt.log")
-if [ "$noticed" = 6 ] && [ "$redone" = 6 ] && grep -q 'left by a run that was killed' "$root/corrupt.log" &&
+if [ "$noticed" = 9 ] && [ "$redone" = 9 ] && grep -q 'left by a run that was killed' "$root/corrupt.log" &&
    cmp -s "$root/reference/table.txt" "$root/sigint/table.txt" && [ "$(leftovers_in "$root/sigint")" = 0 ]; then
-    ok "6 corrupted files named and redone, the stale temporary file removed, the same table byte for byte"
+    ok "9 corrupted, impossible, differently-set or weightless files named and redone, the stale temporary file removed, the same table byte for byte"
 else
-    fail "after the corruption: $noticed named, $redone redone (expected 6 and 6), table $(cmp -s "$root/reference/table.txt" "$root/sigint/table.txt" && echo same || echo DIFFERENT)"
+    fail "after the corruption: $noticed named, $redone redone (expected 9 and 9), table $(cmp -s "$root/reference/table.txt" "$root/sigint/table.txt" && echo same || echo DIFFERENT)"
     sed 's/^/    | /' "$root/corrupt.log" | head -20
 fi
+
+echo "experiment_resume: results made with other settings are redone, never reused"
+make --no-print-directory SANITIZE="$sanitize" experiment RESULTS="$root/sigint" RUN_FLAGS="$flags --lr 0.002" > "$root/other.log" 2>&1 ||
+    fail "the run with other RUN_FLAGS failed"
+other=$(grep -c "was made with RUN_FLAGS '$flags', not '$flags --lr 0.002'" "$root/other.log")
+[ "$other" = 28 ] && [ "$(done_lines "$root/other.log")" = 28 ] && ! cmp -s "$root/reference/table.txt" "$root/sigint/table.txt" &&
+    grep -q -- "--lr 0.002 (RUN_FLAGS: not the chapter's settings)" "$root/sigint/summary.md" &&
+    ok "RUN_FLAGS + '--lr 0.002': all 28 named as made with other flags and redone; the summary names the flags" ||
+    fail "RUN_FLAGS + '--lr 0.002': $other named, $(done_lines "$root/other.log") redone"
+experiment "$root/sigint" > "$root/back.log" 2>&1 || fail "the run back at the first flags failed"
+[ "$(done_lines "$root/back.log")" = 28 ] && cmp -s "$root/reference/table.txt" "$root/sigint/table.txt" &&
+    ok "back at the first RUN_FLAGS: 28 redone, the reference table byte for byte" ||
+    fail "back at the first RUN_FLAGS: $(done_lines "$root/back.log") redone, table $(cmp -s "$root/reference/table.txt" "$root/sigint/table.txt" && echo same || echo DIFFERENT)"
+
+echo "experiment_resume: a second make on a results folder in use is refused, the first is untouched"
+experiment "$root/locked" > "$root/first.log" 2>&1 &
+first=$!
+while [ "$(results_in "$root/locked")" -lt 2 ] && kill -0 $first 2>/dev/null; do sleep 0.05; done
+output=$(experiment "$root/locked" 2>&1)
+status=$?
+wait $first
+first_status=$?
+if [ $status -ne 0 ] && [ "$(printf '%s\n' "$output" | wc -l)" = 1 ] && printf '%s' "$output" | grep -q 'is using' &&
+   [ $first_status = 0 ] && cmp -s "$root/reference/table.txt" "$root/locked/table.txt" && [ "$(done_lines "$root/first.log")" = 28 ]; then
+    ok "refused in one line ($output); the first made all 28 runs and the reference table"
+else
+    fail "second make: exit status $status: $output; the first: exit status $first_status, $(done_lines "$root/first.log") runs"
+fi
+for case in "RESULTS=$root/with space|RESULTS must be one folder path" "RUN_FLAGS=--steps '3'|RUN_FLAGS may hold only"; do
+    setting=${case%%|*} expected=${case#*|}
+    output=$(make --no-print-directory SANITIZE="$sanitize" experiment RESULTS="$root/bad" "$setting" 2>&1)
+    status=$?
+    [ $status -ne 0 ] && [ "$(printf '%s\n' "$output" | wc -l)" = 1 ] && printf '%s' "$output" | grep -qF "$expected" &&
+        [ ! -e "$root/bad" ] && [ ! -e "$root/with space" ] && ok "$setting: $output" || fail "$setting: exit status $status: $output"
+done
+
+echo "experiment_resume: the collector refuses what it cannot use"
+collector="build${sanitize:+/$sanitize}/collect_results"
+printf '' > "$root/empty_table.txt"
+head -n 27 tasks/chapter_table.txt > "$root/short_table.txt"
+{ head -n 27 tasks/chapter_table.txt; echo "seen alibi:0.0625 seed 1: garbage"; } > "$root/garbled_table.txt"
+sed '1s/0\.522/1.522/' tasks/chapter_table.txt > "$root/impossible_table.txt"
+for case in "$root/empty_table.txt|$root/t.txt|$root/s.md|has no line for lag none" \
+            "$root/short_table.txt|$root/t.txt|$root/s.md|has 1 line for seen alibi:0.0625" \
+            "$root/garbled_table.txt|$root/t.txt|$root/s.md|line 28, is not a result line" \
+            "$root/impossible_table.txt|$root/t.txt|$root/s.md|an accuracy outside [0, 1]" \
+            "tasks/chapter_table.txt|$root/same.txt|$root/same.txt|TABLE and SUMMARY are the same file" \
+            "tasks/chapter_table.txt|tasks/chapter_table.txt|$root/s.md|TABLE and CHAPTER_TABLE are the same file"; do
+    IFS='|' read -r chapter table summary expected <<EOF2
+$case
+EOF2
+    output=$("$collector" --run-flags "$flags" "$root/reference/runs" "$chapter" "$table" "$summary" 0 1 2>&1)
+    status=$?
+    if [ $status -ne 0 ] && [ "$(printf '%s\n' "$output" | wc -l)" = 1 ] && printf '%s' "$output" | grep -qF "$expected" &&
+       [ ! -e "$root/t.txt" ] && [ ! -e "$root/same.txt" ]; then
+        ok "collect_results with $(basename "$chapter") $(basename "$table") $(basename "$summary"): $output"
+    else
+        fail "collect_results with $(basename "$chapter") $(basename "$table") $(basename "$summary"): exit status $status: $output"
+    fi
+done
 
 [ $failed = 0 ] && echo "experiment_resume: passed (short variant: RUN_FLAGS='$flags')" || echo "experiment_resume: FAILED"
 exit $failed
