@@ -283,7 +283,8 @@ int main(int argc, char** argv) {
         if (!pruning && argc >= first + 5)
             return collect(argv[first], run_flags, argv[first + 1], argv[first + 2], argv[first + 3],
                            parse_seed_arguments(argc, argv, first + 4));
-        throw UsageError("usage: collect_results [--run-flags FLAGS] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEED... | "
-                         "--prune [--run-flags FLAGS] RUNS_DIR SEED...");
+        std::cerr << "usage: collect_results [--run-flags FLAGS] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEED... | "
+                     "--prune [--run-flags FLAGS] RUNS_DIR SEED...\n";
+        return 2;
     });
 }
