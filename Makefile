@@ -132,7 +132,7 @@ RUN_FILES := $(foreach t,lag seen,$(foreach s,$(EXPERIMENT_SCHEMES),$(foreach n,
 
 # Settings the experiment cannot use stop make with one line before anything is built or run.
 digits_removed = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
-ifneq ($(filter experiment experiment-runs experiment-extension extension-runs,$(MAKECMDGOALS)),)
+ifneq ($(filter experiment experiment-runs experiment-jobs experiment-collect experiment-extension extension-runs,$(MAKECMDGOALS)),)
   $(if $(strip $(SEEDS)),,$(error SEEDS is empty: give one or more seeds like SEEDS="0 1"))
   $(foreach s,$(SEEDS),$(if $(call digits_removed,$(s)),$(error SEEDS: '$(s)' is not a non-negative integer (SEEDS="0 1"))))
   $(if $(filter-out $(words $(SEEDS)),$(words $(sort $(SEEDS)))),$(error SEEDS: a seed is given twice in '$(SEEDS)'))
@@ -140,11 +140,12 @@ ifneq ($(filter experiment experiment-runs experiment-extension extension-runs,$
   $(if $(subst 0,,$(JOBS)),,$(error JOBS must be a positive integer, got '$(JOBS)'))
 endif
 
-# Invalid result files are removed first, then only the missing runs are made, two at a time.
+# Invalid result files are removed first, then only the missing runs are made, two at a time (or, with
+# SCHEDULER=slurm, as one Slurm job array: tasks/cluster.mk).
 experiment: all
 	@mkdir -p $(RESULTS)/runs
 	@$(BUILD)/collect_results --prune $(RESULTS)/runs $(SEEDS)
-	@$(MAKE) --no-print-directory -j$(JOBS) experiment-runs
+	@$(MAKE) --no-print-directory -j$(JOBS) $(if $(SCHEDULER),experiment-$(SCHEDULER),experiment-runs)
 	@$(BUILD)/collect_results $(RESULTS)/runs tasks/chapter_table.txt $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS)
 
 experiment-runs: $(RUN_FILES)
@@ -197,7 +198,7 @@ clean:
 	rm -rf build
 
 include lessons/lessons.mk
-include tasks/extension.mk plots/plots.mk
+include tasks/extension.mk tasks/cluster.mk plots/plots.mk
 include tests/reliability.mk tests/fuzz/fuzz.mk
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)
