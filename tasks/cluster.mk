@@ -18,7 +18,8 @@ endif
 # experiment_job_list FILE: the missing runs' commands into FILE, one line each. A make -n of every run
 # file, each goal after a marker goal, tells which runs make would redo and with what command, so the
 # list follows the run rule whatever it becomes (under -n nothing runs, so the goals print in order
-# even with -j); tasks/job_list.sh turns the listing into lines.
+# even with -j); tasks/job_list.sh turns the listing into lines. The recipe lines that use it start
+# with + (make's mark for a line that runs make), so the make inside shares make's job slots.
 JOB_MARK := experiment-job-start
 $(JOB_MARK)/%: ; @: $(JOB_MARK)
 experiment_job_list = $(MAKE) --no-print-directory -s -n RESULTS=$(abspath $(RESULTS)) \
@@ -30,7 +31,7 @@ experiment-jobs:
 	@$(MAKE) --no-print-directory all >&2
 	@mkdir -p $(RESULTS)/runs
 	@$(BUILD)/collect_results --prune $(RESULTS)/runs $(SEEDS) >&2
-	@list=$$(mktemp) && $(call experiment_job_list,$$list) && cat $$list; status=$$?; rm -f $$list $$list.listing; exit $$status
+	+@list=$$(mktemp) && $(call experiment_job_list,$$list) && cat $$list; status=$$?; rm -f $$list $$list.listing; exit $$status
 
 # Missing runs are counted when make reads this file, and refused in one line as bad settings are.
 ifneq ($(filter experiment-collect,$(MAKECMDGOALS)),)
@@ -44,7 +45,7 @@ experiment-collect: all
 # list is kept in RESULTS/slurm/ beside each task's output, as the array reads it while it runs.
 experiment-slurm:
 	@mkdir -p $(RESULTS)/slurm
-	@list=$$(mktemp "$(abspath $(RESULTS))/slurm/jobs.XXXXXX") && $(call experiment_job_list,$$list) \
+	+@list=$$(mktemp "$(abspath $(RESULTS))/slurm/jobs.XXXXXX") && $(call experiment_job_list,$$list) \
 	  && rm -f $$list.listing && tasks/slurm_submit.sh $$list $(abspath $(RESULTS))/slurm $(SLURM_FLAGS)
 
 # The tests: a one-node Slurm cluster started on this machine, and GNU parallel here and over ssh to
