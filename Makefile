@@ -47,12 +47,15 @@ help:
 	@echo "make test       build and run the tests (TAGS='[rope]' for one tag; SANITIZE=address or undefined)"
 	@echo "make deps       install missing Debian packages with apt-get"
 	@echo "make experiment the chapter's 28 runs into results/ (SEEDS='0 1 2 3 4' for more; resumable)"
+	@echo "make experiment SCHEDULER=slurm  the missing runs as a Slurm job array (SLURM_FLAGS go to sbatch), then the table"
+	@echo "make experiment-jobs  one shell command per missing run, for parallel --sshloginfile HOSTS; make experiment-collect  the table"
 	@echo "make experiment-extension  every scheme and t5 tested up to 512, RoPE with PI, NTK and YaRN (results/extension.md)"
 	@echo "make plots      the pictures, SVG and PNG, into results/plots/ (runs experiment-extension first if needed)"
 	@echo "make lessons    build the lesson programs; make lessons-run runs them in order"
 	@echo "make exercises  build and check the learner's exercise files (lessons/exercises/)"
 	@echo "make bench      time a training step of the experiment's model (one thread)"
 	@echo "make test-experiment  interrupt, corrupt and resume a short experiment (tests/experiment_resume.sh)"
+	@echo "make test-slurm, make test-parallel  the experiment on a one-node Slurm cluster, and through GNU parallel and ssh"
 	@echo "make valgrind   one short train_position run under valgrind; make fuzz  the weight-file reader under libFuzzer"
 	@echo "make clean      remove build/"
 
@@ -133,7 +136,7 @@ RUN_FILES := $(foreach t,lag seen,$(foreach s,$(EXPERIMENT_SCHEMES),$(foreach n,
 
 # Settings the experiment cannot use stop make with one line before anything is built or run.
 digits_removed = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 5,,$(subst 6,,$(subst 7,,$(subst 8,,$(subst 9,,$(1)))))))))))
-ifneq ($(filter experiment experiment-locked experiment-runs experiment-extension extension-locked extension-runs,$(MAKECMDGOALS)),)
+ifneq ($(filter experiment experiment-locked experiment-runs experiment-jobs experiment-collect experiment-slurm experiment-extension extension-locked extension-runs,$(MAKECMDGOALS)),)
   $(if $(strip $(SEEDS)),,$(error SEEDS is empty: give one or more seeds like SEEDS="0 1"))
   $(foreach s,$(SEEDS),$(if $(call digits_removed,$(s)),$(error SEEDS: '$(s)' is not a non-negative integer (SEEDS="0 1"))))
   $(if $(filter-out $(words $(SEEDS)),$(words $(sort $(SEEDS)))),$(error SEEDS: a seed is given twice in '$(SEEDS)'))
@@ -143,7 +146,7 @@ endif
 
 # RESULTS is one path with no space (make's targets cannot hold one); RUN_FLAGS only flags and numbers,
 # since they are recorded in each result file and compared word for word (tasks/results_files.hpp).
-ifneq ($(filter experiment experiment-extension plots,$(MAKECMDGOALS)),)
+ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extension plots,$(MAKECMDGOALS)),)
   $(if $(filter-out 1,$(words $(RESULTS))),$(error RESULTS must be one folder path with no space, got '$(RESULTS)'))
   run_flags_left = $(if $(2),$(call run_flags_left,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
   RUN_FLAG_CHARACTERS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 - _ . $(comma) : = +
@@ -156,8 +159,10 @@ ifneq ($(filter experiment experiment-extension plots,$(MAKECMDGOALS)),)
 endif
 
 # Under the results folder's lock (held on a file descriptor that the sub-make, which replaces the
-# shell so that make's SIGTERM reaches it, and every run inherit): invalid or differently-set result files are removed first, then only
-# the missing runs are made, two at a time; then the table, the summary and the picture of the table.
+# shell so that make's SIGTERM reaches it, and every run inherit): invalid or differently-set result
+# files are removed first, then only the missing runs are made, two at a time (or, with
+# SCHEDULER=slurm, as one Slurm job array: tasks/cluster.mk); then the table, the summary and the
+# picture of the table.
 experiment: all
 	@mkdir -p $(RESULTS)/runs
 	@exec 9>>$(RESULTS)/.lock; flock -n 9 || { echo "experiment: another make is using $(RESULTS) (it holds $(RESULTS)/.lock); wait for it to end, or give another RESULTS=" >&2; exit 1; }; \
@@ -166,11 +171,14 @@ experiment: all
 experiment-locked:
 	@$(BUILD)/collect_results --prune --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs $(SEEDS)
 	@export EXPERIMENT_CLOCK="$$(date +%s) $$(ls $(RESULTS)/runs/*.txt 2>/dev/null | wc -l)"; \
-	  exec $(MAKE) --no-print-directory -j$(JOBS) experiment-runs
-	@$(BUILD)/collect_results --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs tasks/chapter_table.txt $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS)
-	@mkdir -p $(RESULTS)/plots
-	@for format in svg png; do gnuplot -e "format='$$format'; out='$(RESULTS)/plots'; experiment='$(RESULTS)/data'" \
-	  plots/experiment.gp || exit 1; done; echo "experiment: drew $(RESULTS)/plots/experiment.svg and .png"
+	  exec $(MAKE) --no-print-directory -j$(JOBS) $(if $(SCHEDULER),experiment-$(SCHEDULER),experiment-runs)
+	@$(collect_and_draw)
+
+# The table, the summary and its picture from the runs' results (also make experiment-collect's).
+collect_and_draw = $(BUILD)/collect_results --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs tasks/chapter_table.txt \
+    $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS) && mkdir -p $(RESULTS)/plots && \
+  for format in svg png; do gnuplot -e "format='$$format'; out='$(RESULTS)/plots'; experiment='$(RESULTS)/data'" \
+    plots/experiment.gp || exit 1; done && echo "experiment: drew $(RESULTS)/plots/experiment.svg and .png"
 
 experiment-runs: $(RUN_FILES)
 
@@ -224,7 +232,7 @@ clean:
 	rm -rf build
 
 include lessons/lessons.mk
-include tasks/extension.mk plots/plots.mk
+include tasks/extension.mk tasks/cluster.mk plots/plots.mk
 include tests/reliability.mk tests/fuzz/fuzz.mk
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)
