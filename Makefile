@@ -23,6 +23,8 @@ ifneq ($(filter-out address undefined leak thread,$(subst $(comma), ,$(SANITIZE)
   $(error SANITIZE must be address, undefined, leak or thread, or a comma-separated mix; got '$(SANITIZE)')
 endif
 
+# The learner's build (below) adds these.
+CHECKED_FLAGS := -D_GLIBCXX_ASSERTIONS -DWAI_CHECKED_INDEXING
 CXXFLAGS := -std=c++20 $(OPTIMISE) -fno-math-errno -Wall -Wextra -fopenmp -I. -isystem $(BLAS_INCLUDE) -MMD -MP
 LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,-rpath,$(BLAS_LIB)
 LDLIBS   := -lopenblas -lm
@@ -36,6 +38,11 @@ PROGRAMS    := $(BUILD)/train_position $(BUILD)/collect_results $(BUILD)/collect
 TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp))
 TEST_OBJECTS := $(TEST_SOURCES:%.cpp=$(BUILD)/%.o)
 TEST_BINARY  := $(BUILD)/run_tests
+
+# make experiment and make test build on every core when no -j is given (the build is the slow part
+# of a first run): their first recipe line is this make, with -j$(CORES) unless make already has a -j.
+CORES       := $(shell nproc 2>/dev/null || echo 2)
+PARALLEL_MAKE = $(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j$(CORES))
 
 .PHONY: all test clean deps check-deps check-test-deps help experiment experiment-locked experiment-runs bench bench-torch
 .DEFAULT_GOAL := all
@@ -97,8 +104,15 @@ $(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
 $(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'
 
-# The compiler flags are set in this file, so editing it rebuilds every object with the new ones.
-$(BUILD)/%.o: %.cpp Makefile
+# Objects depend on the compiler and flags they were built with, written to $(BUILD)/compile_flags.txt
+# and rewritten only when they change: a new flag rebuilds everything, any other edit of the
+# makefiles rebuilds nothing.
+COMPILE_FLAGS_FILE := $(BUILD)/compile_flags.txt
+COMPILE_FLAGS_TEXT := $(CXX) $(CXXFLAGS) | checked: $(CHECKED_FLAGS) | fast_math: -ffast-math
+ifneq ($(shell cat $(COMPILE_FLAGS_FILE) 2>/dev/null),$(COMPILE_FLAGS_TEXT))
+  $(shell mkdir -p $(BUILD) && printf '%s\n' '$(COMPILE_FLAGS_TEXT)' > $(COMPILE_FLAGS_FILE))
+endif
+$(BUILD)/%.o: %.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) -c $< -o $@
 
@@ -111,9 +125,8 @@ $(LIBRARY): $(LIB_OBJECTS)
 # past the end stops with the tensor's shape and the index instead of reading a wrong number. The
 # programs the experiment runs use the unchecked library above.
 CHECKED_BUILD   := $(BUILD)/checked
-CHECKED_FLAGS   := -D_GLIBCXX_ASSERTIONS -DWAI_CHECKED_INDEXING
 CHECKED_LIBRARY := $(CHECKED_BUILD)/libwhereami.a
-$(CHECKED_BUILD)/%.o: %.cpp Makefile
+$(CHECKED_BUILD)/%.o: %.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
 $(CHECKED_BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
@@ -163,7 +176,8 @@ endif
 # files are removed first, then only the missing runs are made, two at a time (or, with
 # SCHEDULER=slurm, as one Slurm job array: tasks/cluster.mk); then the table, the summary and the
 # picture of the table.
-experiment: all
+experiment:
+	+@$(PARALLEL_MAKE) all
 	@mkdir -p $(RESULTS)/runs
 	@exec 9>>$(RESULTS)/.lock; flock -n 9 || { echo "experiment: another make is using $(RESULTS) (it holds $(RESULTS)/.lock); wait for it to end, or give another RESULTS=" >&2; exit 1; }; \
 	  exec $(MAKE) --no-print-directory experiment-locked
@@ -224,7 +238,8 @@ $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)
 # test-programs builds everything it runs, so a parallel build can come first (make -j2 test-programs).
 .PHONY: test-programs
 test-programs: $(TEST_BINARY)
-test: check-test-deps $(TEST_BINARY)
+test: check-test-deps
+	+@$(PARALLEL_MAKE) test-programs
 	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES))
 	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) --warn NoTests $(or $(TAGS),$(if $(SANITIZE),"~[slow]"))
 

@@ -21,10 +21,10 @@ EXERCISE_FIXTURES := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures
 .SECONDARY: $(EXERCISE_PROGRAMS:%=%.o) $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/check/%.o) \
             $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/train/%.o) $(EXERCISE_FIXTURES:%=%.o)
 
-$(EXERCISE_BUILD)/%.o: lessons/exercises/%.cpp Makefile
+$(EXERCISE_BUILD)/%.o: lessons/exercises/%.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
-$(EXERCISE_BUILD)/fixtures/%.o: tests/exercises/%.cpp Makefile
+$(EXERCISE_BUILD)/fixtures/%.o: tests/exercises/%.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
 
@@ -94,7 +94,7 @@ exercise-train:
 # make test runs the self-test too (in the normal build: a sanitizer build leaves it out), so it
 # needs the same programs.
 ifeq ($(SANITIZE),)
-test test-programs: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
+test-programs: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
 endif
 exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
 	@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES)
