@@ -202,13 +202,17 @@ struct Run {
 // It dies with the benchmark too (PR_SET_PDEATHSIG), so no spinning process outlives it.
 class BusyCore {
 public:
-    BusyCore() {
+    // The last CPU this process may run on, or -1 when it may run on only one.
+    static int spare_cpu() {
         cpu_set_t allowed;
         CPU_ZERO(&allowed);
-        if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2)
-            throw std::runtime_error("the busy-core rows need at least 2 CPUs to run on");
+        if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return -1;
+        int last = -1;
         for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &allowed)) cpu_ = c;
+            if (CPU_ISSET(c, &allowed)) last = c;
+        return last;
+    }
+    explicit BusyCore(int cpu) : cpu_(cpu) {
         const pid_t parent = getpid();
         pid_ = fork();
         if (pid_ < 0) throw std::runtime_error("could not start the busy-loop process (fork failed)");
@@ -228,11 +232,9 @@ public:
     }
     BusyCore(const BusyCore&) = delete;
     BusyCore& operator=(const BusyCore&) = delete;
-    int cpu() const { return cpu_; }
-
 private:
+    int cpu_;
     pid_t pid_ = -1;
-    int cpu_ = -1;
 };
 
 // ms per step of `steps` steps of `run` on `threads` threads.
@@ -258,12 +260,15 @@ int scaling(int threads, int steps, int repeats) {
             if (r % 2 == 1) one_ms.push_back(timed_steps(one, 1, B, T, steps));
         }
     };
+    const int busy_cpu = BusyCore::spare_cpu();
+    if (busy_cpu < 0) {
+        std::fprintf(stderr, "bench_step: --scaling needs at least 2 CPUs to run on, one of them for the busy loop\n");
+        return 1;
+    }
     std::vector<double> idle_one, idle_many, busy_one, busy_many;
     measure(idle_one, idle_many);
-    int busy_cpu = -1;
     try {
-        const BusyCore busy;
-        busy_cpu = busy.cpu();
+        const BusyCore busy(busy_cpu);
         measure(busy_one, busy_many);
     } catch (const std::runtime_error& e) {
         std::fprintf(stderr, "bench_step: %s\n", e.what());
@@ -296,19 +301,18 @@ int main(int argc, char** argv) {
     const int repeats = parse_flag(argc, argv, "--repeats", 7);
     const int threads = parse_flag(argc, argv, "--threads", 1);
     const std::vector<Kernels> kernels = parse_kernels_flag(argc, argv);
-    if (flag_value(argc, argv, "--scaling") != nullptr) {
-        const int many = parse_flag(argc, argv, "--scaling", 2);
-        if (many < 2 || many > 64) refuse("--scaling needs a thread count from 2 to 64, got " + std::to_string(many));
-        if (flag_value(argc, argv, "--threads") != nullptr || flag_value(argc, argv, "--kernels") != nullptr)
-            refuse("--scaling times 1 thread against N on the fast kernels: it takes no --threads or --kernels");
-        return scaling(many, steps, repeats);
-    }
+    const bool scaled = flag_value(argc, argv, "--scaling") != nullptr;
+    const int many = parse_flag(argc, argv, "--scaling", 2);
+    if (scaled && (many < 2 || many > 64)) refuse("--scaling needs a thread count from 2 to 64, got " + std::to_string(many));
+    if (scaled && (flag_value(argc, argv, "--threads") != nullptr || flag_value(argc, argv, "--kernels") != nullptr))
+        refuse("--scaling times 1 thread against N on the fast kernels: it takes no --threads or --kernels");
     set_threads(threads);
     const int64_t B = 64, T = 32;
     // 2 is OpenBLAS's OpenMP build; the pthread build beside our OpenMP loops is 3-5x slower (docs/performance.md, section 3).
     if (openblas_get_parallel() != 2)
         std::fprintf(stderr, "bench_step: warning: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d); "
                              "install libopenblas-openmp-dev\n", openblas_get_parallel());
+    if (scaled) return scaling(many, steps, repeats);
 
     std::vector<std::unique_ptr<Run>> runs;
     for (Kernels k : kernels) runs.push_back(std::make_unique<Run>(k));

@@ -369,8 +369,8 @@ TEST_CASE("bench_step --scaling: waiting threads spin briefly unless the user ch
     for (const auto& [environment, setting] : cases) {
         INFO(environment);
         write_bytes(folder.file("run.in"), "");
-        const int status = shell(folder, std::string("exec ") + environment + " " +
-                                             command_for(folder, "bench_step", words("--scaling 2 --steps 1 --repeats 1"), "run"));
+        const std::vector<std::string> args = words("--scaling 2 --steps 1 --repeats 1");
+        const int status = shell(folder, std::string("exec ") + environment + " " + command_for(folder, "bench_step", args, "run"));
         const Outcome o = collected(folder, "run", status);
         INFO("stdout: " << o.out << "stderr: " << o.err);
         CHECK(o.status == 0);
@@ -378,6 +378,11 @@ TEST_CASE("bench_step --scaling: waiting threads spin briefly unless the user ch
         CHECK_THAT(o.out, Contains(setting));
         CHECK_THAT(o.out, Matches("(.|\n)*bench: 2 threads / 1 thread: [0-9.]+ as the machine is, [0-9.]+ with one core busy\n(.|\n)*"));
     }
+    // On one CPU there is no core to spare for the busy loop: refused before any timing.
+    write_bytes(folder.file("run.in"), "");
+    const std::string one_cpu = "exec taskset -c 0 ";
+    const int status = shell(folder, one_cpu + command_for(folder, "bench_step", words("--scaling 2 --steps 1 --repeats 1"), "run"));
+    check_one_line_refusal(collected(folder, "run", status), 1, "bench_step", "--scaling needs at least 2 CPUs to run on");
 }
 
 TEST_CASE("lessons: an argument a lesson does not take is refused with one line and exit code 2", "[cli]") {
