@@ -44,9 +44,12 @@ void prepare_process(char** argv) {
 }
 
 void set_threads(int thread_count) {
-    if (thread_count <= 0) return;
-    omp_set_num_threads(thread_count);
-    openblas_set_num_threads(thread_count);
+    // No more threads than free cores (tasks/thread_policy.hpp), for a count asked for or the environment's.
+    const int asked = thread_count > 0 ? thread_count : omp_get_max_threads();
+    const int used = threads_for_free_cores(asked);
+    if (thread_count <= 0 && used == asked) return;
+    omp_set_num_threads(used);
+    openblas_set_num_threads(used);
 }
 
 }  // namespace wai

@@ -17,7 +17,8 @@ namespace wai {
 
 // Call at the top of main. May replace the process (execv) once, with the same arguments.
 void prepare_process(char** argv);
-// OpenMP and OpenBLAS threads, both; thread_count <= 0 leaves the environment's setting.
+// OpenMP and OpenBLAS threads, both; thread_count <= 0 leaves the environment's setting. Either
+// way no more than the cores found free (tasks/thread_policy.hpp); OMP_DYNAMIC=false keeps it.
 void set_threads(int thread_count);
 // The kernel family OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
 const char* blas_kernels();
