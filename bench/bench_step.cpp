@@ -6,13 +6,15 @@
 // shapes (the matmul-bound floor of a step), and the split into forward, backward and optimizer;
 // then the process's peak resident memory.
 //   build/bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both]
-// With --scaling T it times instead the fast kernels on 1 thread against T threads, their repeats
+// With --scaling T it times instead the fast kernels on 1 thread against T threads asked (the
+// count set_threads then uses is printed too: no more than the cores found free), their repeats
 // taken in turn: first as the machine is, then with one core held by a busy-loop child process
 // (pinned to the last CPU the benchmark may run on, at the benchmark's own priority, killed by
 // its pid at the end), and prints both ratios, T threads / 1 thread.
 //   build/bench_step --scaling T [--steps N] [--repeats R]
 // Leaves out comparisons with PyTorch (bench/torch_step.py, make bench-torch).
 #include <cblas.h>
+#include <omp.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -237,9 +239,11 @@ private:
     pid_t pid_ = -1;
 };
 
-// ms per step of `steps` steps of `run` on `threads` threads.
-double timed_steps(Run& run, int threads, int64_t B, int64_t T, int steps) {
+// ms per step of `steps` steps of `run` on `threads` threads asked for, as a program asks for them
+// (set_threads: no more than the cores found free); `used` gets the count set_threads chose.
+double timed_steps(Run& run, int threads, int64_t B, int64_t T, int steps, std::vector<int>* used = nullptr) {
     set_threads(threads);
+    if (used) used->push_back(omp_get_max_threads());
     const auto start = Clock::now();
     for (int s = 0; s < steps; ++s) run.step(B, T, nullptr);
     return 1e3 * seconds_since(start) / steps;
@@ -251,12 +255,12 @@ double timed_steps(Run& run, int threads, int64_t B, int64_t T, int steps) {
 int scaling(int threads, int steps, int repeats) {
     const int64_t B = 64, T = 32;
     Run one(Kernels::fast), many(Kernels::fast);
-    const auto measure = [&](std::vector<double>& one_ms, std::vector<double>& many_ms) {
+    const auto measure = [&](std::vector<double>& one_ms, std::vector<double>& many_ms, std::vector<int>& used) {
         timed_steps(one, 1, B, T, 5);  // warm-up, and the busy loop settles on its core
         timed_steps(many, threads, B, T, 5);
         for (int r = 0; r < repeats; ++r) {
             if (r % 2 == 0) one_ms.push_back(timed_steps(one, 1, B, T, steps));
-            many_ms.push_back(timed_steps(many, threads, B, T, steps));
+            many_ms.push_back(timed_steps(many, threads, B, T, steps, &used));
             if (r % 2 == 1) one_ms.push_back(timed_steps(one, 1, B, T, steps));
         }
     };
@@ -266,29 +270,34 @@ int scaling(int threads, int steps, int repeats) {
         return 1;
     }
     std::vector<double> idle_one, idle_many, busy_one, busy_many;
-    measure(idle_one, idle_many);
+    std::vector<int> idle_used, busy_used;
+    measure(idle_one, idle_many, idle_used);
     try {
         const BusyCore busy(busy_cpu);
-        measure(busy_one, busy_many);
+        measure(busy_one, busy_many, busy_used);
     } catch (const std::runtime_error& e) {
         std::fprintf(stderr, "bench_step: %s\n", e.what());
         return 1;
     }
     std::printf("bench: lag rope, B=%lld T=%lld, fast kernels, OpenBLAS %s kernels, waiting threads: %s\n",
                 static_cast<long long>(B), static_cast<long long>(T), blas_kernels(), wait_policy_description());
-    const auto row = [&](const char* condition, const std::vector<double>& a, const std::vector<double>& b) {
-        std::printf("bench: %s: median of %d repeats x %d steps: 1 thread %.2f ms per step, %d threads %.2f ms "
-                    "(min %.2f / %.2f, max %.2f / %.2f)\n", condition, repeats, steps, median(a), threads, median(b),
-                    *std::min_element(a.begin(), a.end()), *std::min_element(b.begin(), b.end()),
-                    *std::max_element(a.begin(), a.end()), *std::max_element(b.begin(), b.end()));
+    const auto row = [&](const char* condition, const std::vector<double>& a, const std::vector<double>& b,
+                         const std::vector<int>& used) {
+        const int fewest = *std::min_element(used.begin(), used.end()), most = *std::max_element(used.begin(), used.end());
+        const long on_asked = std::count(used.begin(), used.end(), threads);
+        std::printf("bench: %s: median of %d repeats x %d steps: 1 thread %.2f ms per step, %d threads asked %.2f ms "
+                    "(min %.2f / %.2f, max %.2f / %.2f); threads used %d to %d, all %d in %ld of %d repeats\n", condition,
+                    repeats, steps, median(a), threads, median(b), *std::min_element(a.begin(), a.end()),
+                    *std::min_element(b.begin(), b.end()), *std::max_element(a.begin(), a.end()),
+                    *std::max_element(b.begin(), b.end()), fewest, most, threads, on_asked, repeats);
         return median(b) / median(a);
     };
-    const double idle_ratio = row("as the machine is", idle_one, idle_many);
+    const double idle_ratio = row("as the machine is", idle_one, idle_many, idle_used);
     char busy_name[64];
     std::snprintf(busy_name, sizeof busy_name, "one core busy (a busy loop on CPU %d)", busy_cpu);
-    const double busy_ratio = row(busy_name, busy_one, busy_many);
-    std::printf("bench: %d threads / 1 thread: %.2f as the machine is, %.2f with one core busy\n", threads, idle_ratio,
-                busy_ratio);
+    const double busy_ratio = row(busy_name, busy_one, busy_many, busy_used);
+    std::printf("bench: %d threads asked / 1 thread: %.2f as the machine is, %.2f with one core busy\n", threads,
+                idle_ratio, busy_ratio);
     std::printf("bench: 1 thread, one core busy / as the machine is: %.2f\n", median(busy_one) / median(idle_one));
     return 0;
 }

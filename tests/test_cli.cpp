@@ -376,7 +376,7 @@ TEST_CASE("bench_step --scaling: waiting threads spin briefly unless the user ch
         CHECK(o.status == 0);
         CHECK(o.err.empty());
         CHECK_THAT(o.out, Contains(setting));
-        CHECK_THAT(o.out, Matches("(.|\n)*bench: 2 threads / 1 thread: [0-9.]+ as the machine is, [0-9.]+ with one core busy\n(.|\n)*"));
+        CHECK_THAT(o.out, Matches("(.|\n)*bench: 2 threads asked / 1 thread: [0-9.]+ as the machine is, [0-9.]+ with one core busy\n(.|\n)*"));
     }
     // On one CPU there is no core to spare for the busy loop: refused before any timing.
     write_bytes(folder.file("run.in"), "");
