@@ -60,7 +60,7 @@ help:
 	@echo "make plots      the pictures, SVG and PNG, into results/plots/ (runs experiment-extension first if needed)"
 	@echo "make lessons    build the lesson programs; make lessons-run runs them in order"
 	@echo "make exercises  build and check the learner's exercise files (lessons/exercises/)"
-	@echo "make bench      time a training step of the experiment's model (one thread)"
+	@echo "make bench      time a training step of the experiment's model (one thread; then 1 against 2, one core busy)"
 	@echo "make test-experiment  interrupt, corrupt and resume a short experiment (tests/experiment_resume.sh)"
 	@echo "make test-slurm, make test-parallel  the experiment on a one-node Slurm cluster, and through GNU parallel and ssh"
 	@echo "make valgrind   one short train_position run under valgrind; make fuzz  the weight-file reader under libFuzzer"
@@ -207,10 +207,13 @@ $(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(BUILD)/bench/gemm_recording.o
 	$(CXX) $(LDFLAGS) -Wl,--wrap=cblas_sgemm $^ -o $@ $(LDLIBS)
 
 # One thread: the experiment runs one thread per run (docs/performance.md, "Threads: one per run").
-# Both kernels settings, their repeats in turn (KERNELS=plain or fast for one).
+# Both kernels settings, their repeats in turn (KERNELS=plain or fast for one). Then 1 thread
+# against 2 on the fast kernels, as the machine is and with one core held by a busy-loop child
+# process, their repeats in turn, and the two ratios (docs/performance.md, section 10).
 KERNELS ?= both
 bench: check-deps $(BUILD)/bench_step
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 --kernels $(KERNELS)
+	$(BUILD)/bench_step --scaling 2
 
 # PyTorch (Debian python3-torch, never needed by the build) on the same model and step, one thread,
 # after ours (both kernels settings), in the same run; the last two lines are the ratios. PyTorch's BLAS is the same system

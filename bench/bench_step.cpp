@@ -6,15 +6,28 @@
 // shapes (the matmul-bound floor of a step), and the split into forward, backward and optimizer;
 // then the process's peak resident memory.
 //   build/bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both]
+// With --scaling T it times instead the fast kernels on 1 thread against T threads asked (the
+// count set_threads then uses is printed too: no more than the cores found free), their repeats
+// taken in turn: first as the machine is, then with one core held by a busy-loop child process
+// (pinned to the last CPU the benchmark may run on, at the benchmark's own priority, killed by
+// its pid at the end), and prints both ratios, T threads / 1 thread.
+//   build/bench_step --scaling T [--steps N] [--repeats R]
 // Leaves out comparisons with PyTorch (bench/torch_step.py, make bench-torch).
 #include <cblas.h>
+#include <omp.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -23,6 +36,7 @@
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/thread_policy.hpp"
 #include "tasks/task.hpp"
 #include "bench/gemm_recording.hpp"
 #include "nn/kernels_setting.hpp"
@@ -62,11 +76,12 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
     return total;
 }
 
-// The flags are --steps N, --repeats N, --threads N and --kernels plain|fast|both; anything else, a
-// flag without its value, or a value out of its range ("5x" included) is refused with one line.
+// The flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both and --scaling N;
+// anything else, a flag without its value, or a value out of its range ("5x" included) is refused
+// with one line.
 [[noreturn]] void refuse(const std::string& problem) {
-    std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both)\n",
-                 problem.c_str());
+    std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, "
+                         "--scaling N)\n", problem.c_str());
     std::exit(2);
 }
 
@@ -74,7 +89,7 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
 const char* flag_value(int argc, char** argv, const std::string& name) {
     for (int i = 1; i < argc; i += 2) {
         const std::string flag = argv[i];
-        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels")
+        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels" && flag != "--scaling")
             refuse("unknown argument '" + flag + "'");
         if (i + 1 >= argc) refuse(flag + " needs a value");
     }
@@ -185,6 +200,108 @@ struct Run {
     }
 };
 
+// A child process that spins on one CPU until it is killed: one core busy with another program.
+// It dies with the benchmark too (PR_SET_PDEATHSIG), so no spinning process outlives it.
+class BusyCore {
+public:
+    // The last CPU this process may run on, or -1 when it may run on only one.
+    static int spare_cpu() {
+        cpu_set_t allowed;
+        CPU_ZERO(&allowed);
+        if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return -1;
+        int last = -1;
+        for (int c = 0; c < CPU_SETSIZE; ++c)
+            if (CPU_ISSET(c, &allowed)) last = c;
+        return last;
+    }
+    explicit BusyCore(int cpu) : cpu_(cpu) {
+        const pid_t parent = getpid();
+        pid_ = fork();
+        if (pid_ < 0) throw std::runtime_error("could not start the busy-loop process (fork failed)");
+        if (pid_ == 0) {  // the child: only async-signal-safe calls, then the loop
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            if (getppid() != parent) _exit(0);
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(cpu_, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            for (;;) asm volatile("" ::: "memory");
+        }
+    }
+    ~BusyCore() {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+    }
+    BusyCore(const BusyCore&) = delete;
+    BusyCore& operator=(const BusyCore&) = delete;
+private:
+    int cpu_;
+    pid_t pid_ = -1;
+};
+
+// ms per step of `steps` steps of `run` on `threads` threads asked for, as a program asks for them
+// (set_threads: no more than the cores found free); `used` gets the count set_threads chose.
+double timed_steps(Run& run, int threads, int64_t B, int64_t T, int steps, std::vector<int>* used = nullptr) {
+    set_threads(threads);
+    if (used) used->push_back(omp_get_max_threads());
+    const auto start = Clock::now();
+    for (int s = 0; s < steps; ++s) run.step(B, T, nullptr);
+    return 1e3 * seconds_since(start) / steps;
+}
+
+// 1 thread against `threads` threads on the fast kernels, as the machine is and with one core busy.
+// Each thread count trains its own model from the same start; their repeats alternate (and which
+// goes first alternates too), so both see the same machine.
+int scaling(int threads, int steps, int repeats) {
+    const int64_t B = 64, T = 32;
+    Run one(Kernels::fast), many(Kernels::fast);
+    const auto measure = [&](std::vector<double>& one_ms, std::vector<double>& many_ms, std::vector<int>& used) {
+        timed_steps(one, 1, B, T, 5);  // warm-up, and the busy loop settles on its core
+        timed_steps(many, threads, B, T, 5);
+        for (int r = 0; r < repeats; ++r) {
+            if (r % 2 == 0) one_ms.push_back(timed_steps(one, 1, B, T, steps));
+            many_ms.push_back(timed_steps(many, threads, B, T, steps, &used));
+            if (r % 2 == 1) one_ms.push_back(timed_steps(one, 1, B, T, steps));
+        }
+    };
+    const int busy_cpu = BusyCore::spare_cpu();
+    if (busy_cpu < 0) {
+        std::fprintf(stderr, "bench_step: --scaling needs at least 2 CPUs to run on, one of them for the busy loop\n");
+        return 1;
+    }
+    std::vector<double> idle_one, idle_many, busy_one, busy_many;
+    std::vector<int> idle_used, busy_used;
+    measure(idle_one, idle_many, idle_used);
+    try {
+        const BusyCore busy(busy_cpu);
+        measure(busy_one, busy_many, busy_used);
+    } catch (const std::runtime_error& e) {
+        std::fprintf(stderr, "bench_step: %s\n", e.what());
+        return 1;
+    }
+    std::printf("bench: lag rope, B=%lld T=%lld, fast kernels, OpenBLAS %s kernels, waiting threads: %s\n",
+                static_cast<long long>(B), static_cast<long long>(T), blas_kernels(), wait_policy_description());
+    const auto row = [&](const char* condition, const std::vector<double>& a, const std::vector<double>& b,
+                         const std::vector<int>& used) {
+        const int fewest = *std::min_element(used.begin(), used.end()), most = *std::max_element(used.begin(), used.end());
+        const long on_asked = std::count(used.begin(), used.end(), threads);
+        std::printf("bench: %s: median of %d repeats x %d steps: 1 thread %.2f ms per step, %d threads asked %.2f ms "
+                    "(min %.2f / %.2f, max %.2f / %.2f); threads used %d to %d, all %d in %ld of %d repeats\n", condition,
+                    repeats, steps, median(a), threads, median(b), *std::min_element(a.begin(), a.end()),
+                    *std::min_element(b.begin(), b.end()), *std::max_element(a.begin(), a.end()),
+                    *std::max_element(b.begin(), b.end()), fewest, most, threads, on_asked, repeats);
+        return median(b) / median(a);
+    };
+    const double idle_ratio = row("as the machine is", idle_one, idle_many, idle_used);
+    char busy_name[64];
+    std::snprintf(busy_name, sizeof busy_name, "one core busy (a busy loop on CPU %d)", busy_cpu);
+    const double busy_ratio = row(busy_name, busy_one, busy_many, busy_used);
+    std::printf("bench: %d threads asked / 1 thread: %.2f as the machine is, %.2f with one core busy\n", threads,
+                idle_ratio, busy_ratio);
+    std::printf("bench: 1 thread, one core busy / as the machine is: %.2f\n", median(busy_one) / median(idle_one));
+    return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -193,12 +310,18 @@ int main(int argc, char** argv) {
     const int repeats = parse_flag(argc, argv, "--repeats", 7);
     const int threads = parse_flag(argc, argv, "--threads", 1);
     const std::vector<Kernels> kernels = parse_kernels_flag(argc, argv);
+    const bool scaled = flag_value(argc, argv, "--scaling") != nullptr;
+    const int many = parse_flag(argc, argv, "--scaling", 2);
+    if (scaled && (many < 2 || many > 64)) refuse("--scaling needs a thread count from 2 to 64, got " + std::to_string(many));
+    if (scaled && (flag_value(argc, argv, "--threads") != nullptr || flag_value(argc, argv, "--kernels") != nullptr))
+        refuse("--scaling times 1 thread against N on the fast kernels: it takes no --threads or --kernels");
     set_threads(threads);
     const int64_t B = 64, T = 32;
     // 2 is OpenBLAS's OpenMP build; the pthread build beside our OpenMP loops is 3-5x slower (docs/performance.md, section 3).
     if (openblas_get_parallel() != 2)
         std::fprintf(stderr, "bench_step: warning: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d); "
                              "install libopenblas-openmp-dev\n", openblas_get_parallel());
+    if (scaled) return scaling(many, steps, repeats);
 
     std::vector<std::unique_ptr<Run>> runs;
     for (Kernels k : kernels) runs.push_back(std::make_unique<Run>(k));

@@ -1,6 +1,9 @@
-// Program start-up: the OpenBLAS kernel choice (with the re-exec), malloc tuning, thread counts.
+// Program start-up: the OpenBLAS kernel choice and the threads' wait policy (with the re-exec),
+// malloc tuning, thread counts.
 // Leaves out pinning threads to cores.
 #include "tasks/openblas_startup.hpp"
+
+#include "tasks/thread_policy.hpp"
 
 #include <cblas.h>
 #include <malloc.h>
@@ -16,22 +19,37 @@ namespace wai {
 
 const char* blas_kernels() { return openblas_get_corename(); }
 
+namespace {
+
+// Names the kernels that suit this CPU in OPENBLAS_CORETYPE when OpenBLAS fell back to its generic
+// ones and the user named none; true when it did.
+bool name_blas_kernels() {
+    if (std::getenv("OPENBLAS_CORETYPE") != nullptr || std::strcmp(blas_kernels(), "Prescott") != 0) return false;
+    const char* kernels = __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
+    return kernels != nullptr && setenv("OPENBLAS_CORETYPE", kernels, 1) == 0;
+}
+
+}  // namespace
+
 void prepare_process(char** argv) {
     // Keep up to 1 GiB of freed memory in the process instead of returning it after every step.
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
-    if (std::getenv("OPENBLAS_CORETYPE") != nullptr || std::strcmp(blas_kernels(), "Prescott") != 0) return;
-    const char* kernels = __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
-    if (kernels == nullptr) return;
-    setenv("OPENBLAS_CORETYPE", kernels, 1);
-    execv("/proc/self/exe", argv);  // returns only if it failed; then carry on with the slow kernels
+    // Both settings are read by their libraries only when they load: one re-exec serves both.
+    const bool kernels_named = name_blas_kernels();
+    const bool waits_chosen = choose_wait_policy();
+    if (kernels_named || waits_chosen)
+        execv("/proc/self/exe", argv);  // returns only if it failed; then carry on with the libraries' defaults
 }
 
 void set_threads(int thread_count) {
-    if (thread_count <= 0) return;
-    omp_set_num_threads(thread_count);
-    openblas_set_num_threads(thread_count);
+    // No more threads than free cores (tasks/thread_policy.hpp), for a count asked for or the environment's.
+    const int asked = thread_count > 0 ? thread_count : omp_get_max_threads();
+    const int used = threads_for_free_cores(asked);
+    if (thread_count <= 0 && used == asked) return;
+    omp_set_num_threads(used);
+    openblas_set_num_threads(used);
 }
 
 }  // namespace wai

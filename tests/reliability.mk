@@ -17,8 +17,8 @@ test-experiment: all
 	@bash tests/experiment_resume.sh $(SANITIZE)
 
 # valgrind 3.19 has no AVX-512, so this build is for a plain x86-64 (no -march=native), in its own
-# folder, and OpenBLAS is told its kernels (else the program would start itself again, outside
-# valgrind, to pick them: tasks/openblas_startup.hpp).
+# folder, and OpenBLAS is told its kernels and libgomp its spin count (else the program would start
+# itself again to set them: tasks/openblas_startup.hpp).
 VALGRIND_BUILD := build/valgrind
 VALGRIND_RUN   := lag rope 0 --steps 4 --dim 16 --heads 2 --mlp 32 --layers 2 --batch 4 --eval-seqs 4 --threads 2 --quiet
 valgrind: check-deps
@@ -27,7 +27,7 @@ valgrind: check-deps
 	@rm -f $(VALGRIND_BUILD)/weights.safetensors
 	@for extra in "--save $(VALGRIND_BUILD)/weights.safetensors" "--load $(VALGRIND_BUILD)/weights.safetensors"; do \
 	  echo "valgrind: train_position $(VALGRIND_RUN) $$extra"; \
-	  OPENBLAS_CORETYPE=Haswell valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+	  OPENBLAS_CORETYPE=Haswell GOMP_SPINCOUNT=1000 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
 	    --trace-children=yes $(VALGRIND_BUILD)/train_position $(VALGRIND_RUN) $$extra \
 	  || { echo "valgrind: FAILED: memcheck reported errors (above)"; exit 1; }; done
 	@echo "valgrind: no invalid read or write, no definite leak"

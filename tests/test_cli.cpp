@@ -347,11 +347,42 @@ TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, befo
         {"--threads 0", "--threads needs a whole number from 1 to 100000, got '0'"},
         {"--repeats <empty>", "--repeats needs a whole number from 1 to 100000, got ''"},
         {"--kernels fused", "--kernels needs plain, fast or both, got 'fused'"},
+        {"--scaling 1", "--scaling needs a thread count from 2 to 64, got 1"},
+        {"--scaling 65", "--scaling needs a thread count from 2 to 64, got 65"},
+        {"--scaling 2 --threads 2", "it takes no --threads or --kernels"},
+        {"--scaling 2 --kernels fast", "it takes no --threads or --kernels"},
     };
     for (const auto& [line, message] : cases) {
         INFO("bench_step " << line);
         check_one_line_refusal(run(folder, "bench_step", words(line)), 2, "bench_step", message);
     }
+}
+
+TEST_CASE("bench_step --scaling: waiting threads spin briefly unless the user chose how they wait", "[cli]") {
+    Folder folder("bench_scaling");
+    // The environment the program is started with, and the wait setting its restarted process runs with.
+    const std::pair<const char*, const char*> cases[] = {
+        {"env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY", "waiting threads: GOMP_SPINCOUNT=1000\n"},
+        {"env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=passive", "waiting threads: OMP_WAIT_POLICY=passive\n"},
+        {"env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=50", "waiting threads: GOMP_SPINCOUNT=50\n"},
+    };
+    for (const auto& [environment, setting] : cases) {
+        INFO(environment);
+        write_bytes(folder.file("run.in"), "");
+        const std::vector<std::string> args = words("--scaling 2 --steps 1 --repeats 1");
+        const int status = shell(folder, std::string("exec ") + environment + " " + command_for(folder, "bench_step", args, "run"));
+        const Outcome o = collected(folder, "run", status);
+        INFO("stdout: " << o.out << "stderr: " << o.err);
+        CHECK(o.status == 0);
+        CHECK(o.err.empty());
+        CHECK_THAT(o.out, Contains(setting));
+        CHECK_THAT(o.out, Matches("(.|\n)*bench: 2 threads asked / 1 thread: [0-9.]+ as the machine is, [0-9.]+ with one core busy\n(.|\n)*"));
+    }
+    // On one CPU there is no core to spare for the busy loop: refused before any timing.
+    write_bytes(folder.file("run.in"), "");
+    const std::string one_cpu = "exec taskset -c 0 ";
+    const int status = shell(folder, one_cpu + command_for(folder, "bench_step", words("--scaling 2 --steps 1 --repeats 1"), "run"));
+    check_one_line_refusal(collected(folder, "run", status), 1, "bench_step", "--scaling needs at least 2 CPUs to run on");
 }
 
 TEST_CASE("lessons: an argument a lesson does not take is refused with one line and exit code 2", "[cli]") {

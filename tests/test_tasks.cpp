@@ -15,6 +15,7 @@
 #include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
+#include "tasks/thread_policy.hpp"
 #include "tests/helpers.hpp"
 
 using namespace wai;
@@ -264,4 +265,27 @@ TEST_CASE("a tiny run_experiment runs for every scheme of the chapter and both t
     for (const char* task : {"lag", "seen"})
         for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
             check_tiny_run(task, scheme);
+}
+
+TEST_CASE("threads_for_free_cores: no more threads than the cores other processes left idle", "[tasks][threads]") {
+    // Two readings 100 jiffies apart per CPU: user nice system idle iowait irq softirq steal.
+    const auto stat = [](long long busy0, long long idle0, long long busy1, long long idle1) {
+        return "cpu  0 0 0 0 0 0 0 0\ncpu0 " + std::to_string(busy0) + " 0 0 " + std::to_string(idle0) +
+               " 0 0 0 0 0 0\ncpu1 " + std::to_string(busy1) + " 0 0 " + std::to_string(idle1) + " 0 0 0 0 0 0\nintr 5\n";
+    };
+    const std::string before = stat(1000, 5000, 2000, 6000);
+    cpu_set_t both, first;
+    CPU_ZERO(&both);
+    CPU_SET(0, &both);
+    CPU_SET(1, &both);
+    CPU_ZERO(&first);
+    CPU_SET(0, &first);
+    CHECK(wai::threads_for_free_cores(2, before, stat(1003, 5097, 2002, 6098), both) == 2);  // idle
+    CHECK(wai::threads_for_free_cores(2, before, stat(1004, 5096, 2100, 6000), both) == 1);  // one core busy
+    CHECK(wai::threads_for_free_cores(2, before, stat(1060, 5040, 2070, 6030), both) == 1);  // both half busy
+    CHECK(wai::threads_for_free_cores(2, before, stat(1100, 5000, 2100, 6000), both) == 1);  // both busy: at least 1
+    CHECK(wai::threads_for_free_cores(4, before, stat(1003, 5097, 2002, 6098), both) == 2);  // never more than free
+    CHECK(wai::threads_for_free_cores(2, before, stat(1004, 5096, 2100, 6000), first) == 1);  // only cpu0 counts
+    CHECK(wai::threads_for_free_cores(2, before, "no cpu lines\n", both) == 2);               // unreadable: as asked
+    CHECK(wai::threads_for_free_cores(1, before, stat(1003, 5097, 2002, 6098), both) == 1);
 }
