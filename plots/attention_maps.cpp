@@ -9,12 +9,11 @@
 // Leaves out models with more than one head (it writes head 0) and drawing (plots/attention.gp).
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "autograd/ops.hpp"
 #include "positional/number_text.hpp"
+#include "tasks/atomic_file.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/openblas_startup.hpp"
 #include "tasks/weights_file.hpp"
@@ -77,13 +76,7 @@ int main(int argc, char** argv) {
             const std::string title = config.task + " " + config.scheme + " seed " + std::to_string(config.seed) +
                                       ", layer " + std::to_string(layer) + ": attention weights, row = query, column = key";
             const std::string out = prefix + "_layer" + std::to_string(layer) + ".dat";
-            std::filesystem::path temporary = out + ".tmp";
-            {
-                std::ofstream file_out(temporary);
-                file_out << matrix_text(weights.data(), T, title);
-                if (!file_out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-            }
-            std::filesystem::rename(temporary, out);
+            wai::write_file_atomically(out, matrix_text(weights.data(), T, title));
             int64_t three_back = 0, queries = 0;
             double mean_distance = 0.0;
             for (int64_t m = train_length; m < T; ++m) {

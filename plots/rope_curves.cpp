@@ -11,13 +11,13 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <numbers>
 #include <string>
 #include <vector>
 
 #include "positional/rope.hpp"
 #include "positional/yarn.hpp"
+#include "tasks/atomic_file.hpp"
 #include "tasks/openblas_startup.hpp"
 
 namespace {
@@ -35,15 +35,8 @@ std::vector<double> wavelengths(const std::vector<double>& theta) {
     return result;
 }
 
-// Written beside the final name first, then renamed: a picture never reads half a file.
-void write_file(const std::filesystem::path& path, const std::string& text) {
-    const std::filesystem::path temporary = path.string() + ".tmp";
-    std::ofstream out(temporary);
-    out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    out.close();
-    std::filesystem::rename(temporary, path);
-}
+// Whole or not at all (tasks/atomic_file.hpp): a picture never reads half a file.
+void write_file(const std::filesystem::path& path, const std::string& text) { wai::write_file_atomically(path.string(), text); }
 
 std::string score_table() {
     const std::vector<double> small = wai::rope_frequencies(64, 10000.0), large = wai::rope_frequencies(64, 1000000.0);

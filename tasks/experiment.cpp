@@ -3,8 +3,6 @@
 // and checkpoints during training (and so resuming the optimizer's moments): the chapter uses none.
 #include "tasks/experiment.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +14,7 @@
 #include "positional/context_extension.hpp"
 #include "positional/length_scaling.hpp"
 #include "positional/make_position.hpp"
+#include "tasks/atomic_file.hpp"
 #include "tasks/evaluate.hpp"
 #include "tasks/weights_file.hpp"
 
@@ -111,13 +110,8 @@ void validate(const RunConfig& c) {
                                         std::to_string(learned_table_rows) + " rows (positions 0.." +
                                         std::to_string(learned_table_rows - 1) + ")");
     }
-    if (!c.save_path.empty()) {  // refused now rather than after the training
-        const std::string parent = std::filesystem::path(c.save_path).parent_path().string();
-        const std::string folder = parent.empty() ? "." : parent;
-        if (access(folder.c_str(), W_OK) != 0)
-            throw std::invalid_argument("--save " + c.save_path + ": the folder '" + folder +
-                                        "' does not exist or is not writable");
-    }
+    // Refused now rather than after the training: a folder that is not there, a device, a link.
+    if (!c.save_path.empty()) check_output_path(c.save_path, "--save");
     if (spec.kind == PositionSpec::Kind::learned && c.train_length > learned_table_rows)
         throw std::invalid_argument("--train-len " + std::to_string(c.train_length) + " is past the learned table's " +
                                     std::to_string(learned_table_rows) + " rows");

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "positional/number_text.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace wai {
 
@@ -51,15 +52,7 @@ void prune_result_files(const std::vector<fs::path>& expected, const std::functi
             }
 }
 
-void write_atomically(const fs::path& path, const std::string& text) {
-    const fs::path temporary = path.string() + ".tmp";
-    {
-        std::ofstream out(temporary);
-        out << text;
-        if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    }
-    fs::rename(temporary, path);
-}
+void write_atomically(const fs::path& path, const std::string& text) { write_file_atomically(path.string(), text); }
 
 std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
     std::vector<uint64_t> seeds;

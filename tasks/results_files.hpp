@@ -34,7 +34,8 @@ std::optional<ResultLine> read_result_file(const std::filesystem::path& path);
 void prune_result_files(const std::vector<std::filesystem::path>& expected, const std::function<bool(size_t)>& is_valid,
                         const std::filesystem::path& folder, const std::string& program);
 
-// Written to "<path>.tmp" and renamed over path, so an output is whole or absent.
+// Whole or not at all, never through a symbolic link, through write_file_atomically
+// (tasks/atomic_file.hpp): a temporary file beside it, renamed over it.
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 
 // A command line the collector cannot use: one line on stderr and exit code 2.
