@@ -110,11 +110,8 @@ Options parse(int argc, char** argv) {
         else if (arg == "--save") r.save_path = value;
         else if (arg == "--extend") r.extension = value;
         else if (arg == "--kernels") o.kernels = parse_kernels(value);
-        else if (arg == "--threads") {
-            const int64_t threads = parse_integer(value, arg);
-            if (threads <= 0 || threads > 1024) throw UsageError("--threads must be between 1 and 1024, got " + value);
-            o.threads = static_cast<int>(threads);
-        } else throw UsageError("unknown flag '" + arg + "'");
+        else if (arg == "--threads") o.threads = parse_thread_count(value, arg);
+        else throw UsageError("unknown flag '" + arg + "'");
     }
     if (positional.size() != 3)
         throw UsageError("expected TASK SCHEME SEED, got " + std::to_string(positional.size()) + " positional arguments");
@@ -171,7 +168,7 @@ int main(int argc, char** argv) {
         return 0;
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "train_position: out of memory: this run's sizes (--batch, --dim, --mlp, lengths, "
-                             "--eval-seqs) need more memory than the machine has\n");
+                             "--eval-seqs) need more memory than the machine has or its limits allow (ulimit -v)\n");
         return 1;
     } catch (const std::exception& e) {
         std::fprintf(stderr, "train_position: %s\n", e.what());
