@@ -16,6 +16,7 @@
 #include "tasks/atomic_file.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/output_check.hpp"
 #include "tasks/weights_file.hpp"
 
 namespace {
@@ -47,8 +48,8 @@ std::string matrix_text(const float* weights, int64_t T, const std::string& titl
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    if (argc != 3 && argc != 4) {
-        std::fprintf(stderr, "usage: attention_maps WEIGHTS OUT_PREFIX [LENGTH]\n");
+    if ((argc != 3 && argc != 4) || argv[1][0] == '\0' || argv[2][0] == '\0') {
+        std::fprintf(stderr, "usage: attention_maps WEIGHTS OUT_PREFIX [LENGTH] (none of them empty)\n");
         return 2;
     }
     try {
@@ -97,7 +98,7 @@ int main(int argc, char** argv) {
         }
         return 0;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "attention_maps: %s\n", e.what());
+        std::fprintf(stderr, "attention_maps: %s\n", wai::one_line(e.what()).c_str());
         return 1;
     }
 }

@@ -19,6 +19,7 @@
 #include "positional/yarn.hpp"
 #include "tasks/atomic_file.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/output_check.hpp"
 
 namespace {
 
@@ -81,8 +82,8 @@ std::string wavelength_table() {
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: rope_curves OUT_DIR\n");
+    if (argc != 2 || argv[1][0] == '\0') {
+        std::fprintf(stderr, "usage: rope_curves OUT_DIR (one folder, not empty)\n");
         return 2;
     }
     try {
@@ -93,7 +94,7 @@ int main(int argc, char** argv) {
         std::printf("plots: wrote %s and %s\n", (out / "rope_score.dat").c_str(), (out / "wavelengths.dat").c_str());
         return 0;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "rope_curves: %s\n", e.what());
+        std::fprintf(stderr, "rope_curves: %s\n", wai::one_line(e.what()).c_str());
         return 1;
     }
 }

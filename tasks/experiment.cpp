@@ -68,6 +68,9 @@ void validate(const RunConfig& c) {
                                     " (0 is allowed with --load: evaluate the loaded weights without training)");
     positive(c.batch, "--batch");
     positive(c.train_length, "--train-len");
+    if (c.train_length < 2)  // log-length scaling's factor log(T) / log(train length) has log 1 = 0 below it
+        throw std::invalid_argument("--train-len must be at least 2, got 1: the scaled test multiplies the scores by "
+                                    "log(test length) / log(train length), and log 1 = 0");
     positive(c.dim, "--dim");
     positive(c.layers, "--layers");
     positive(c.heads, "--heads");

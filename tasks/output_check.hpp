@@ -6,13 +6,20 @@
 //   - SIGPIPE and SIGXFSZ are ignored, so a write to a closed pipe fails with EPIPE, and one past
 //     `ulimit -f` with EFBIG, where they would otherwise kill the program without a word. Children
 //     the program starts inherit both.
+//   - one_line(message) keeps an error message on one line whatever a user typed into it: a
+//     control byte (a newline, a tab, an escape) and a byte that is not part of valid UTF-8 are
+//     written as \xNN.
 // Leaves out standard error: with nowhere left to report, its failures go unreported.
 #pragma once
+#include <string>
 
 namespace wai {
 
 // Call once, early in main; `program` names the program in the message ("train_position").
 void watch_standard_output(const char* program);
+
+// `message` with every control byte and every byte outside valid UTF-8 written as \xNN.
+std::string one_line(const std::string& message);
 
 // argv[0] without its folders: "train_position" for "build/train_position".
 const char* program_name(const char* argv0);

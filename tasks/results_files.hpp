@@ -46,11 +46,14 @@ struct UsageError : std::invalid_argument {
 // Seeds as typed on a command line: digits only (an integer parse alone would take "-1", "+1" and
 // " 1"), below 10^18, none twice, at least one. Throws std::invalid_argument.
 std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);
-// The seed arguments argv[first..], refused as a UsageError when malformed.
+// The seed arguments argv[first..], refused as a UsageError when malformed; and the whole command
+// line's shape, which both collectors share: no argument empty, --prune only as the first, no other
+// flag ("--prune --prune", "--seeds" and "" are refused).
 std::vector<uint64_t> parse_seed_arguments(int argc, char** argv, int first);
 
-// A collector's main around `body`: its exit code, or "<program>: <message>" on stderr and exit code
-// 2 for a UsageError, 1 for any other exception.
+// A collector's main around `body`: its exit code, or "<program>: <message>" on stderr (on one line:
+// tasks/output_check.hpp's one_line) and exit code 2 for a UsageError, 1 for any other exception.
+// A failed write of stdout is caught at exit (prepare_process, tasks/output_check.hpp).
 int run_collector(const std::string& program, const std::function<int()>& body);
 
 }  // namespace wai
