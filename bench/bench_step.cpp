@@ -5,7 +5,7 @@
 // matmuls' share and their achieved GFLOP/s next to what cblas_sgemm reaches alone on the very same
 // shapes (the matmul-bound floor of a step), and the split into forward, backward and optimizer;
 // then the process's peak resident memory.
-//   build/bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both]
+//   build/bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both]   (each at most once)
 // With --scaling T it times instead the fast kernels on 1 thread against T threads asked (the
 // count set_threads then uses is printed too: no more than the cores found free), their repeats
 // taken in turn: first as the machine is, then with one core held by a busy-loop child process
@@ -35,7 +35,9 @@
 #include "nn/loss.hpp"
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
+#include "positional/number_text.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/output_check.hpp"
 #include "tasks/thread_policy.hpp"
 #include "tasks/task.hpp"
 #include "bench/gemm_recording.hpp"
@@ -76,24 +78,27 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
     return total;
 }
 
-// The flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both and --scaling N;
-// anything else, a flag without its value, or a value out of its range ("5x" included) is refused
-// with one line.
+// The flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both and --scaling N, each
+// at most once; anything else, a flag without its value, an empty value, or a value out of its range
+// ("5x", "+5", " 5" included: positional/number_text.hpp's rule) is refused with one line.
 [[noreturn]] void refuse(const std::string& problem) {
     std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, "
-                         "--scaling N)\n", problem.c_str());
+                         "--scaling N)\n", one_line(problem).c_str());
     std::exit(2);
 }
 
-// The value of the last `name` given, or nullptr; every flag is checked to be known and to have a value.
+// The value given for `name`, or nullptr; every flag is checked to be known, given once, and to have a value.
 const char* flag_value(int argc, char** argv, const std::string& name) {
     for (int i = 1; i < argc; i += 2) {
         const std::string flag = argv[i];
         if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels" && flag != "--scaling")
             refuse("unknown argument '" + flag + "'");
         if (i + 1 >= argc) refuse(flag + " needs a value");
+        if (argv[i + 1][0] == '\0') refuse(flag + " needs a value, got an empty one");
+        for (int j = 1; j < i; j += 2)
+            if (flag == argv[j]) refuse(flag + " is given twice");
     }
-    for (int i = argc - 2; i >= 1; i -= 2)  // the last one given wins
+    for (int i = 1; i + 1 < argc; i += 2)
         if (argv[i] == name) return argv[i + 1];
     return nullptr;
 }
@@ -109,11 +114,14 @@ std::vector<Kernels> parse_kernels_flag(int argc, char** argv) {
 int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
     const char* text = flag_value(argc, argv, name);
     if (text == nullptr) return fallback;
-    char* end = nullptr;
-    const long value = std::strtol(text, &end, 10);
-    if (*text == '\0' || *end != '\0' || value <= 0 || value > 100000)
-        refuse(name + " needs a whole number from 1 to 100000, got '" + text + "'");
-    return static_cast<int>(value);
+    try {
+        if (name == "--threads") return parse_thread_count(text, name);
+        const int64_t value = parse_integer(text, name);
+        if (value >= 1 && value <= 100000) return static_cast<int>(value);
+    } catch (const std::invalid_argument& e) {
+        if (name == "--threads") refuse(e.what());
+    }
+    refuse(name + " needs a whole number from 1 to 100000, got '" + text + "'");
 }
 
 // One kernels setting's model, optimizer and data, and what its repeats measured.

@@ -7,7 +7,6 @@
 //   build/lessons/06_rope_exercise          the worked solution, checked
 //   build/lessons/06_rope_exercise --try    then type positions and shifts, and watch the score
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -17,6 +16,7 @@
 
 #include "lessons/course_rope.hpp"
 #include "lessons/lesson.hpp"
+#include "positional/number_text.hpp"
 #include "positional/rope.hpp"
 #include "tensor/kernels.hpp"
 
@@ -98,10 +98,22 @@ void print_score(const Tensor& vector, int64_t m, int64_t n) {
 // ---- --try: the chapter's widget. Positions are capped so a typo cannot ask for a huge table. ----
 constexpr int64_t largest_position = 1000000;
 
-bool parse_integer(const std::string& text, int64_t& value) {
-    const char* end = text.data() + text.size();
-    const auto [stop, error] = std::from_chars(text.data() + (text[0] == '+' ? 1 : 0), end, value);
-    return error == std::errc() && stop == end;
+// A number by positional/number_text.hpp's rule: digits with an optional leading '-' (so "+-5",
+// "--5" and "5x" are not numbers, and " 5" never reaches here: the line is split at spaces).
+bool parse_number(const std::string& text, int64_t& value) {
+    try {
+        value = wai::parse_integer(text, "a position");
+        return true;
+    } catch (const std::invalid_argument&) {
+        return false;
+    }
+}
+
+// "+5" or "-10": a shift of both positions, a sign and then digits.
+bool parse_shift(const std::string& text, int64_t& value) {
+    if (text.size() < 2 || !(text[1] >= '0' && text[1] <= '9')) return false;
+    if (text[0] == '+') return parse_number(text.substr(1), value);
+    return text[0] == '-' && parse_number(text, value);
 }
 
 void try_positions(const Tensor& vector) {
@@ -115,7 +127,7 @@ void try_positions(const Tensor& vector) {
         for (std::string word; words >> word;) tokens.push_back(word);
         int64_t a = 0, b = 0;
         if (tokens.size() == 1 && (tokens[0] == "q" || tokens[0] == "quit")) return;
-        if (tokens.size() == 1 && (tokens[0][0] == '+' || tokens[0][0] == '-') && parse_integer(tokens[0], a)) {
+        if (tokens.size() == 1 && parse_shift(tokens[0], a)) {
             if (a < -largest_position || a > largest_position) {  // checked first: query + a must not overflow
                 std::printf("  a shift is at most %lld either way; that asked for %s.\n",
                             static_cast<long long>(largest_position), tokens[0].c_str());
@@ -123,7 +135,7 @@ void try_positions(const Tensor& vector) {
             }
             b = key + a;
             a = query + a;
-        } else if (!(tokens.size() == 2 && parse_integer(tokens[0], a) && parse_integer(tokens[1], b))) {
+        } else if (!(tokens.size() == 2 && parse_number(tokens[0], a) && parse_number(tokens[1], b))) {
             std::printf("  not understood: '%s'. Type two positions like '3 103', a shift like '+5' or '-5', or q.\n",
                         line.c_str());
             continue;

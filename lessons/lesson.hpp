@@ -10,21 +10,22 @@
 
 #include "nn/kernels_setting.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/output_check.hpp"
 
 namespace lesson {
 
 // The first call of every lesson: the process's start-up, then its command line: `--kernels plain|fast` (nn/kernels_setting.hpp: the model as a chain of
 // plain ops, or with the fast kernels swapped in; every claim holds on both), and `extra`, for a
 // lesson that has one flag of its own (lesson 06's --try). Returns whether `extra` was given.
-// Anything else is refused with one line and exit code 2, rather than ignored (a mistyped flag
-// would otherwise seem to have done something).
+// Anything else, and either flag given twice, is refused with one line and exit code 2, rather than
+// ignored or overridden (a mistyped flag would otherwise seem to have done something).
 // An error nothing caught (an index past a tensor's end, in a lesson you changed, say) ends the
 // lesson with its message on one line and exit code 1, rather than an abort and a core dump.
 [[noreturn]] inline void report_uncaught() {
     try {
         std::rethrow_exception(std::current_exception());
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "lesson stopped: %s\n", e.what());
+        std::fprintf(stderr, "lesson stopped: %s\n", wai::one_line(e.what()).c_str());
     } catch (...) {
         std::fprintf(stderr, "lesson stopped: an unknown error\n");
     }
@@ -34,21 +35,26 @@ namespace lesson {
 inline bool take_arguments(int argc, char** argv, const char* extra = nullptr) {
     wai::prepare_process(argv);  // the OpenBLAS kernels for this CPU (tasks/openblas_startup.hpp)
     std::set_terminate(report_uncaught);
-    bool extra_given = false;
+    bool extra_given = false, kernels_given = false;
+    const auto refuse = [&](const std::string& problem) {
+        std::fprintf(stderr, "%s: %s: this lesson takes --kernels plain|fast%s%s, each at most once (lessons/README.md)\n",
+                     wai::one_line(argv[0]).c_str(), wai::one_line(problem).c_str(), extra ? " and " : "", extra ? extra : "");
+        std::exit(2);
+    };
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (extra != nullptr && arg == extra) {
+            if (extra_given) refuse(arg + " is given twice");
             extra_given = true;
             continue;
         }
         if (arg == "--kernels" && i + 1 < argc && (std::string(argv[i + 1]) == "plain" || std::string(argv[i + 1]) == "fast")) {
+            if (kernels_given) refuse("--kernels is given twice");
+            kernels_given = true;
             wai::set_kernels(wai::parse_kernels(argv[++i]));
             continue;
         }
-        std::fprintf(stderr, "%s: unknown argument '%s'%s: this lesson takes --kernels plain|fast%s%s (lessons/README.md)\n",
-                     argv[0], argv[i], arg == "--kernels" ? " without plain or fast after it" : "",
-                     extra ? " and " : "", extra ? extra : "");
-        std::exit(2);
+        refuse("unknown argument '" + arg + "'" + (arg == "--kernels" ? " without plain or fast after it" : ""));
     }
     return extra_given;
 }

@@ -9,14 +9,14 @@
 // Leaves out models with more than one head (it writes head 0) and drawing (plots/attention.gp).
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
 #include "autograd/ops.hpp"
 #include "positional/number_text.hpp"
+#include "tasks/atomic_file.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/output_check.hpp"
 #include "tasks/weights_file.hpp"
 
 namespace {
@@ -48,8 +48,8 @@ std::string matrix_text(const float* weights, int64_t T, const std::string& titl
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    if (argc != 3 && argc != 4) {
-        std::fprintf(stderr, "usage: attention_maps WEIGHTS OUT_PREFIX [LENGTH]\n");
+    if ((argc != 3 && argc != 4) || argv[1][0] == '\0' || argv[2][0] == '\0') {
+        std::fprintf(stderr, "usage: attention_maps WEIGHTS OUT_PREFIX [LENGTH] (none of them empty)\n");
         return 2;
     }
     try {
@@ -77,13 +77,7 @@ int main(int argc, char** argv) {
             const std::string title = config.task + " " + config.scheme + " seed " + std::to_string(config.seed) +
                                       ", layer " + std::to_string(layer) + ": attention weights, row = query, column = key";
             const std::string out = prefix + "_layer" + std::to_string(layer) + ".dat";
-            std::filesystem::path temporary = out + ".tmp";
-            {
-                std::ofstream file_out(temporary);
-                file_out << matrix_text(weights.data(), T, title);
-                if (!file_out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-            }
-            std::filesystem::rename(temporary, out);
+            wai::write_file_atomically(out, matrix_text(weights.data(), T, title));
             int64_t three_back = 0, queries = 0;
             double mean_distance = 0.0;
             for (int64_t m = train_length; m < T; ++m) {
@@ -104,7 +98,7 @@ int main(int argc, char** argv) {
         }
         return 0;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "attention_maps: %s\n", e.what());
+        std::fprintf(stderr, "attention_maps: %s\n", wai::one_line(e.what()).c_str());
         return 1;
     }
 }

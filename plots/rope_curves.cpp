@@ -11,14 +11,15 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <numbers>
 #include <string>
 #include <vector>
 
 #include "positional/rope.hpp"
 #include "positional/yarn.hpp"
+#include "tasks/atomic_file.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/output_check.hpp"
 
 namespace {
 
@@ -35,15 +36,8 @@ std::vector<double> wavelengths(const std::vector<double>& theta) {
     return result;
 }
 
-// Written beside the final name first, then renamed: a picture never reads half a file.
-void write_file(const std::filesystem::path& path, const std::string& text) {
-    const std::filesystem::path temporary = path.string() + ".tmp";
-    std::ofstream out(temporary);
-    out << text;
-    if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    out.close();
-    std::filesystem::rename(temporary, path);
-}
+// Whole or not at all (tasks/atomic_file.hpp): a picture never reads half a file.
+void write_file(const std::filesystem::path& path, const std::string& text) { wai::write_file_atomically(path.string(), text); }
 
 std::string score_table() {
     const std::vector<double> small = wai::rope_frequencies(64, 10000.0), large = wai::rope_frequencies(64, 1000000.0);
@@ -88,8 +82,8 @@ std::string wavelength_table() {
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    if (argc != 2) {
-        std::fprintf(stderr, "usage: rope_curves OUT_DIR\n");
+    if (argc != 2 || argv[1][0] == '\0') {
+        std::fprintf(stderr, "usage: rope_curves OUT_DIR (one folder, not empty)\n");
         return 2;
     }
     try {
@@ -100,7 +94,7 @@ int main(int argc, char** argv) {
         std::printf("plots: wrote %s and %s\n", (out / "rope_score.dat").c_str(), (out / "wavelengths.dat").c_str());
         return 0;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "rope_curves: %s\n", e.what());
+        std::fprintf(stderr, "rope_curves: %s\n", wai::one_line(e.what()).c_str());
         return 1;
     }
 }

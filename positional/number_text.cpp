@@ -1,30 +1,70 @@
-// Integer and real number parsing with strtoll and strtod, checked to have read the whole text.
-// Leaves out locales: the C library's default one reads '.' as the decimal point.
+// Integer and real number parsing: the text is checked against the one rule character by
+// character, then std::from_chars reads it (no locale, no leading spaces, no '+').
+// Leaves out locales: the decimal point is always '.'.
 #include "positional/number_text.hpp"
 
-#include <cerrno>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <stdexcept>
 
 namespace wai {
 
+namespace {
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// How many digits start at `at`.
+size_t digits_at(const std::string& text, size_t at) {
+    size_t n = 0;
+    while (at + n < text.size() && is_digit(text[at + n])) ++n;
+    return n;
+}
+
+bool looks_like_real(const std::string& text) {
+    size_t at = !text.empty() && text[0] == '-' ? 1 : 0;
+    const size_t whole = digits_at(text, at);
+    at += whole;
+    size_t fraction = 0;
+    if (at < text.size() && text[at] == '.') {
+        fraction = digits_at(text, at + 1);
+        at += 1 + fraction;
+    }
+    if (whole + fraction == 0) return false;
+    if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+        ++at;
+        if (at < text.size() && (text[at] == '-' || text[at] == '+')) ++at;
+        const size_t exponent = digits_at(text, at);
+        if (exponent == 0) return false;
+        at += exponent;
+    }
+    return at == text.size();
+}
+
+bool looks_like_integer(const std::string& text) {
+    const size_t sign = !text.empty() && text[0] == '-' ? 1 : 0;
+    return text.size() > sign && digits_at(text, sign) == text.size() - sign;
+}
+
+}  // namespace
+
 int64_t parse_integer(const std::string& text, const std::string& what) {
-    errno = 0;
-    char* end = nullptr;
-    const long long value = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE)
-        throw std::invalid_argument(what + " needs an integer, got '" + text + "'");
-    return value;
+    int64_t value = 0;
+    const char* end = text.data() + text.size();
+    if (looks_like_integer(text)) {
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (error == std::errc() && stop == end) return value;
+    }
+    throw std::invalid_argument(what + " needs an integer, got '" + text + "'");
 }
 
 double parse_real(const std::string& text, const std::string& what) {
-    errno = 0;
-    char* end = nullptr;
-    const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(value))
-        throw std::invalid_argument(what + " needs a number, got '" + text + "'");
-    return value;
+    double value = 0.0;
+    const char* end = text.data() + text.size();
+    if (looks_like_real(text)) {
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (error == std::errc() && stop == end && std::isfinite(value)) return value;
+    }
+    throw std::invalid_argument(what + " needs a number, got '" + text + "'");
 }
 
 }  // namespace wai

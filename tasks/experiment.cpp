@@ -3,8 +3,6 @@
 // and checkpoints during training (and so resuming the optimizer's moments): the chapter uses none.
 #include "tasks/experiment.hpp"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -16,6 +14,7 @@
 #include "positional/context_extension.hpp"
 #include "positional/length_scaling.hpp"
 #include "positional/make_position.hpp"
+#include "tasks/atomic_file.hpp"
 #include "tasks/evaluate.hpp"
 #include "tasks/weights_file.hpp"
 
@@ -69,6 +68,9 @@ void validate(const RunConfig& c) {
                                     " (0 is allowed with --load: evaluate the loaded weights without training)");
     positive(c.batch, "--batch");
     positive(c.train_length, "--train-len");
+    if (c.train_length < 2)  // log-length scaling's factor log(T) / log(train length) has log 1 = 0 below it
+        throw std::invalid_argument("--train-len must be at least 2, got 1: the scaled test multiplies the scores by "
+                                    "log(test length) / log(train length), and log 1 = 0");
     positive(c.dim, "--dim");
     positive(c.layers, "--layers");
     positive(c.heads, "--heads");
@@ -111,13 +113,8 @@ void validate(const RunConfig& c) {
                                         std::to_string(learned_table_rows) + " rows (positions 0.." +
                                         std::to_string(learned_table_rows - 1) + ")");
     }
-    if (!c.save_path.empty()) {  // refused now rather than after the training
-        const std::string parent = std::filesystem::path(c.save_path).parent_path().string();
-        const std::string folder = parent.empty() ? "." : parent;
-        if (access(folder.c_str(), W_OK) != 0)
-            throw std::invalid_argument("--save " + c.save_path + ": the folder '" + folder +
-                                        "' does not exist or is not writable");
-    }
+    // Refused now rather than after the training: a folder that is not there, a device, a link.
+    if (!c.save_path.empty()) check_output_path(c.save_path, "--save");
     if (spec.kind == PositionSpec::Kind::learned && c.train_length > learned_table_rows)
         throw std::invalid_argument("--train-len " + std::to_string(c.train_length) + " is past the learned table's " +
                                     std::to_string(learned_table_rows) + " rows");

@@ -10,8 +10,15 @@
 //     re-exec serves both.
 //   - Every training step frees and allocates the same large buffers; glibc would hand them back
 //     to the kernel after each step and fault them in again, so it is told to keep them.
+//   - Thread counts are bounded: --threads and the environment's OMP_NUM_THREADS,
+//     OPENBLAS_NUM_THREADS and GOTO_NUM_THREADS take 1 to max_threads(), 4 x the CPUs this process may
+//     run on (more only queue up for the same cores; a typo such as 99999999 would ask for that many
+//     threads and their buffers). The environment is checked before OpenBLAS loads, and so is its
+//     room under an address-space limit (tasks/startup_checks.hpp).
+//   - Standard output is checked at exit (tasks/output_check.hpp).
 // Leaves out pinning threads to cores, and systems other than glibc on x86-64.
 #pragma once
+#include <string>
 
 namespace wai {
 
@@ -20,6 +27,13 @@ void prepare_process(char** argv);
 // OpenMP and OpenBLAS threads, both; thread_count <= 0 leaves the environment's setting. Either
 // way no more than the cores found free (tasks/thread_policy.hpp); OMP_DYNAMIC=false keeps it.
 void set_threads(int thread_count);
+// 4 x the CPUs this process may run on (sched_getaffinity), the most threads a program takes.
+// Safe to call before the C++ library is initialised.
+int max_threads();
+// `text` as a thread count (positional/number_text.hpp's rule), from 1 to max_threads(); else
+// std::invalid_argument("<what> must be a whole number from 1 to N (4 x the C CPUs this process may
+// run on), got '<text>'").
+int parse_thread_count(const std::string& text, const std::string& what);
 // The kernel family OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
 const char* blas_kernels();
 

@@ -12,10 +12,11 @@ namespace wai {
 std::string format_result_line(const RunConfig& c, const RunResult& r) {
     // A context extension tested is named after the scheme: "rope+yarn:4".
     const std::string scheme = r.extension.empty() ? c.scheme : c.scheme + "+" + r.extension;
-    char head[96];
-    std::snprintf(head, sizeof head, "%-4s %-12s seed %llu: length ", c.task.c_str(), scheme.c_str(),
-                  static_cast<unsigned long long>(c.seed));
-    std::string line = head;
+    // Padded to 4 and 12 characters, never cut: a scheme of any length stays whole.
+    const auto padded = [](const std::string& text, size_t width) {
+        return text.size() < width ? text + std::string(width - text.size(), ' ') : text;
+    };
+    std::string line = padded(c.task, 4) + " " + padded(scheme, 12) + " seed " + std::to_string(c.seed) + ": length ";
     int64_t longest = 0;
     for (size_t i = 0; i < c.test_lengths.size(); ++i) {
         line += (i ? " / " : "") + std::to_string(c.test_lengths[i]);

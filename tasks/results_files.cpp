@@ -8,6 +8,8 @@
 #include <sstream>
 
 #include "positional/number_text.hpp"
+#include "tasks/atomic_file.hpp"
+#include "tasks/output_check.hpp"
 
 namespace wai {
 
@@ -79,15 +81,7 @@ void prune_result_files(const std::vector<fs::path>& expected, const std::functi
             }
 }
 
-void write_atomically(const fs::path& path, const std::string& text) {
-    const fs::path temporary = path.string() + ".tmp";
-    {
-        std::ofstream out(temporary);
-        out << text;
-        if (!out.flush()) throw std::runtime_error("cannot write " + temporary.string());
-    }
-    fs::rename(temporary, path);
-}
+void write_atomically(const fs::path& path, const std::string& text) { write_file_atomically(path.string(), text); }
 
 std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
     std::vector<uint64_t> seeds;
@@ -104,6 +98,13 @@ std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
 }
 
 std::vector<uint64_t> parse_seed_arguments(int argc, char** argv, int first) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg.empty()) throw UsageError("argument " + std::to_string(i) + " is empty; every argument needs a value");
+        if (arg == "--prune" && i > 1)
+            throw UsageError(std::string(argv[1]) == "--prune" ? "--prune is given twice" : "--prune must come first");
+        if (arg.rfind("--", 0) == 0 && arg != "--prune") throw UsageError("unknown flag '" + arg + "'; the only one is --prune");
+    }
     try {
         return parse_seed_list(std::vector<std::string>(argv + first, argv + argc));
     } catch (const std::invalid_argument& e) {
@@ -137,10 +138,10 @@ int run_collector(const std::string& program, const std::function<int()>& body) 
     try {
         return body();
     } catch (const UsageError& e) {
-        std::cerr << program << ": " << e.what() << "\n";
+        std::cerr << program << ": " << one_line(e.what()) << "\n";
         return 2;
     } catch (const std::exception& e) {
-        std::cerr << program << ": " << e.what() << "\n";
+        std::cerr << program << ": " << one_line(e.what()) << "\n";
         return 1;
     }
 }

@@ -52,7 +52,8 @@ std::optional<RunFile> read_run_file(const std::filesystem::path& path);
 void prune_result_files(const std::vector<std::filesystem::path>& expected, const std::function<std::string(size_t)>& check,
                         const std::filesystem::path& folder, const std::string& program);
 
-// Written to "<path>.tmp" and renamed over path, so an output is whole or absent.
+// Whole or not at all, never through a symbolic link, through write_file_atomically
+// (tasks/atomic_file.hpp): a temporary file beside it, renamed over it.
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 
 // A command line the collector cannot use: one line on stderr and exit code 2.
@@ -63,7 +64,9 @@ struct UsageError : std::invalid_argument {
 // Seeds as typed on a command line: digits only (an integer parse alone would take "-1", "+1" and
 // " 1"), below 10^18, none twice, at least one. Throws std::invalid_argument.
 std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);
-// The seed arguments argv[first..], refused as a UsageError when malformed.
+// The seed arguments argv[first..], refused as a UsageError when malformed; and the whole command
+// line's shape, which both collectors share: no argument empty, --prune only as the first, no other
+// flag ("--prune --prune", "--seeds" and "" are refused).
 std::vector<uint64_t> parse_seed_arguments(int argc, char** argv, int first);
 // "--run-flags FLAGS" at argv[first], if there: FLAGS with its spaces made single (make's RUN_FLAGS
 // as the runs got them), and first moved past it; "" when absent.
@@ -72,8 +75,9 @@ std::string take_run_flags(int argc, char** argv, int& first);
 // Two outputs at one path (or an output over an input) would leave only one: a UsageError naming both.
 void require_distinct_paths(const std::vector<std::pair<std::string, std::filesystem::path>>& named);
 
-// A collector's main around `body`: its exit code, or "<program>: <message>" on stderr and exit code
-// 2 for a UsageError, 1 for any other exception.
+// A collector's main around `body`: its exit code, or "<program>: <message>" on stderr (on one line:
+// tasks/output_check.hpp's one_line) and exit code 2 for a UsageError, 1 for any other exception.
+// A failed write of stdout is caught at exit (prepare_process, tasks/output_check.hpp).
 int run_collector(const std::string& program, const std::function<int()>& body);
 
 }  // namespace wai

@@ -5,13 +5,18 @@
 // --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
 // --kernels picks the ops the model is built from (nn/kernels_setting.hpp): the same result either way.
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
-// weights after training (safetensors, tasks/weights_file.hpp; written to FILE.tmp, then renamed).
+// weights after training (safetensors, tasks/weights_file.hpp; written whole or not at all, and never
+// onto a folder, a device or a symbolic link: tasks/atomic_file.hpp).
+// Each flag at most once, and none with an empty value. Numbers as positional/number_text.hpp reads
+// them: digits with an optional leading '-' ("+5", " 5", "0x10", "1e3" are refused for integers).
 // Progress goes to stderr when it is a terminal. Bad input: one line naming the fault, exit code 2; a run
 // that fails (an unreadable or corrupt weight file, a loss that is not finite, memory): one line, exit code 1.
 // Leaves out running several runs (make experiment does that).
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
+#include <iterator>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
@@ -25,6 +30,7 @@
 #include "positional/number_text.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/output_check.hpp"
 #include "tasks/result_line.hpp"
 
 using namespace wai;
@@ -38,13 +44,15 @@ const char* const usage =
     "                      [--extend METHOD[:s]] [--kernels plain|fast]\n"
     "  TASK    lag | seen\n"
     "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope] | t5[:buckets]\n"
-    "  SEED    a non-negative integer\n"
+    "  SEED    a non-negative integer (digits only)\n"
     "  --load FILE  start from these weights (safetensors); with --steps 0, only evaluate them\n"
     "  --save FILE  write the weights after training (safetensors)\n"
     "  --extend METHOD[:s]  test a RoPE model with context extension by s: pi, ntk or yarn; s defaults\n"
     "               to the longest test length / the training length\n"
     "  --kernels plain|fast  the model as a chain of plain ops, or with the fast kernels swapped in\n"
-    "               (the default; the same result either way)\n";
+    "               (the default; the same result either way)\n"
+    "  --threads N  OpenMP and OpenBLAS threads, 1 to 4 x the CPUs (default: OMP_NUM_THREADS, or every CPU)\n"
+    "  each flag at most once; numbers are digits with an optional leading '-'\n";
 
 struct UsageError : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
@@ -75,22 +83,35 @@ struct Options {
     Kernels kernels = Kernels::fast;
 };
 
+const char* const flags_with_values[] = {"--steps", "--batch", "--train-len", "--test-lens", "--dim", "--layers",
+                                         "--heads", "--mlp", "--lr", "--lag", "--vocab", "--eval-seqs", "--load",
+                                         "--save", "--extend", "--kernels", "--threads"};
+
+// Every flag at most once, each value non-empty: a second --steps or an empty --save "" is refused
+// rather than one of them silently winning or meaning "none".
 Options parse(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i)
+        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") throw HelpRequested();
     Options o;
-    std::vector<std::string> positional;
+    std::vector<std::string> positional, seen;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg.rfind("--", 0) != 0) {
             positional.push_back(arg);
             continue;
         }
-        if (arg == "--help" || arg == "-h") throw HelpRequested();
+        const bool known = arg == "--quiet" || std::find(std::begin(flags_with_values), std::end(flags_with_values), arg) !=
+                                                   std::end(flags_with_values);
+        if (!known) throw UsageError("unknown flag '" + arg + "'");
+        if (std::find(seen.begin(), seen.end(), arg) != seen.end()) throw UsageError(arg + " is given twice");
+        seen.push_back(arg);
         if (arg == "--quiet") {
             o.quiet = true;
             continue;
         }
         if (i + 1 >= argc) throw UsageError(arg + " needs a value");
         const std::string value = argv[++i];
+        if (value.empty()) throw UsageError(arg + " needs a value, got an empty one");
         RunConfig& r = o.run;
         if (arg == "--steps") r.steps = parse_integer(value, arg);
         else if (arg == "--batch") r.batch = parse_integer(value, arg);
@@ -110,18 +131,15 @@ Options parse(int argc, char** argv) {
         else if (arg == "--save") r.save_path = value;
         else if (arg == "--extend") r.extension = value;
         else if (arg == "--kernels") o.kernels = parse_kernels(value);
-        else if (arg == "--threads") {
-            const int64_t threads = parse_integer(value, arg);
-            if (threads <= 0 || threads > 1024) throw UsageError("--threads must be between 1 and 1024, got " + value);
-            o.threads = static_cast<int>(threads);
-        } else throw UsageError("unknown flag '" + arg + "'");
+        else if (arg == "--threads") o.threads = parse_thread_count(value, arg);
+        else throw UsageError("unknown flag '" + arg + "'");
     }
     if (positional.size() != 3)
         throw UsageError("expected TASK SCHEME SEED, got " + std::to_string(positional.size()) + " positional arguments");
     o.run.task = positional[0];
     o.run.scheme = positional[1];
     const int64_t seed = parse_integer(positional[2], "SEED");
-    if (seed < 0) throw UsageError("SEED must be a non-negative integer, got " + positional[2]);
+    if (seed < 0) throw UsageError("SEED must be a non-negative integer, got '" + positional[2] + "'");
     o.run.seed = static_cast<uint64_t>(seed);
     validate(o.run);  // unknown task, bad scheme, sizes: all refused before any training
     return o;
@@ -158,7 +176,7 @@ int main(int argc, char** argv) {
         std::printf("%s", usage);
         return 0;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "train_position: %s (train_position --help lists the arguments)\n", e.what());
+        std::fprintf(stderr, "train_position: %s (train_position --help lists the arguments)\n", one_line(e.what()).c_str());
         return 2;
     }
     set_threads(options.threads);
@@ -171,10 +189,10 @@ int main(int argc, char** argv) {
         return 0;
     } catch (const std::bad_alloc&) {
         std::fprintf(stderr, "train_position: out of memory: this run's sizes (--batch, --dim, --mlp, lengths, "
-                             "--eval-seqs) need more memory than the machine has\n");
+                             "--eval-seqs) need more memory than the machine has or its limits allow (ulimit -v)\n");
         return 1;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "train_position: %s\n", e.what());
+        std::fprintf(stderr, "train_position: %s\n", one_line(e.what()).c_str());
         return 1;
     }
 }

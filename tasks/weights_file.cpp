@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
+#include "tasks/atomic_file.hpp"
 #include "tensor/kernels.hpp"
 
 namespace wai {
@@ -179,18 +180,10 @@ void write_weights_file(const std::string& path, const NamedTensors& tensors,
     text.append((8 - text.size() % 8) % 8, ' ');  // the data starts 8-byte aligned, as safetensors recommends
     const uint64_t header_size = text.size();
 
-    const std::string temporary = path + ".tmp";
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    out.write(reinterpret_cast<const char*>(&header_size), 8);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    std::vector<std::string_view> pieces = {{reinterpret_cast<const char*>(&header_size), 8}, text};
     for (const auto& [name, tensor] : tensors)
-        out.write(reinterpret_cast<const char*>(tensor.data()), static_cast<std::streamsize>(tensor.numel() * 4));
-    out.close();
-    if (!out || std::rename(temporary.c_str(), path.c_str()) != 0) {
-        const std::string reason = std::strerror(errno);
-        std::remove(temporary.c_str());
-        throw std::runtime_error("weights file '" + path + "': cannot write it (" + reason + ")");
-    }
+        pieces.emplace_back(reinterpret_cast<const char*>(tensor.data()), static_cast<size_t>(tensor.numel()) * 4);
+    write_file_atomically(path, pieces);  // "cannot write PATH: why" on a failure
 }
 
 void save_weights(const std::string& path, const Module& module, const NamedTensors& extra,

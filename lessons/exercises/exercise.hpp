@@ -28,6 +28,7 @@
 #include "nn/kernels_setting.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/output_check.hpp"
 #include "tasks/weights_file.hpp"
 #include "tensor/tensor.hpp"
 
@@ -147,11 +148,15 @@ inline int run(int argc, char** argv, const Exercise& e, const std::function<voi
     wai::prepare_process(argv);
     bool brief = false;
     for (int i = 1; i < argc; ++i) {
-        if (std::string(argv[i]) == "--brief") {
+        if (std::string(argv[i]) == "--brief" && !brief) {
             brief = true;
             continue;
         }
-        std::fprintf(stderr, "%s: unknown argument '%s': the only one is --brief (one line: the verdict)\n", argv[0], argv[i]);
+        std::fprintf(stderr, "%s: %s: the only one is --brief (one line: the verdict), at most once\n",
+                     wai::one_line(argv[0]).c_str(),
+                     brief && std::string(argv[i]) == "--brief"
+                         ? "--brief is given twice"
+                         : ("unknown argument '" + wai::one_line(argv[i]) + "'").c_str());
         return 2;
     }
     Checker checker;

@@ -18,6 +18,7 @@
 #include "positional/number_text.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/openblas_startup.hpp"
+#include "tasks/output_check.hpp"
 #include "tasks/result_line.hpp"
 
 namespace exercise {
@@ -64,12 +65,14 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
     try {
         if (argc != 4) throw std::invalid_argument("expected TASK SEED STEPS, got " + std::to_string(argc - 1) + " arguments");
         config.task = argv[1];
-        config.seed = static_cast<uint64_t>(wai::parse_integer(argv[2], "SEED"));
+        const int64_t seed = wai::parse_integer(argv[2], "SEED");
+        if (seed < 0) throw std::invalid_argument("SEED must be a non-negative integer, got '" + std::string(argv[2]) + "'");
+        config.seed = static_cast<uint64_t>(seed);
         config.steps = wai::parse_integer(argv[3], "STEPS");
         wai::validate(config);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "exercise-train %s: %s (make exercise-train EXERCISE=%s TASK=lag|seen SEED=0 STEPS=2000)\n",
-                     name, e.what(), name);
+                     name, wai::one_line(e.what()).c_str(), name);
         return 2;
     }
     std::printf("exercise-train %s: %s %s, seed %llu, %lld steps: the library's %s, then yours\n", name,
