@@ -92,6 +92,8 @@ endif
 $(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
 $(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'
+# The weight-file tests run this build's train_position and tests/reference/roundtrip.py.
+$(BUILD)/tests/test_weights_file.o: CXXFLAGS += -DWAI_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -DWAI_SOURCE_DIR='"$(CURDIR)"'
 
 # The compiler flags are set in this file, so editing it rebuilds every object with the new ones.
 $(BUILD)/%.o: %.cpp Makefile
