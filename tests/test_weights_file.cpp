@@ -608,7 +608,6 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
     const Outcome bad_layout = train_position(folder, "lag rope 0" + tiny + " --save-layout torch --save " + chapter);
     CHECK(bad_layout.status == 2);
     CHECK_THAT(bad_layout.err, Contains("--save-layout must be ours or chapter"));
-    INFO(cases.size() << " bad files");
 }
 
 // ---- the chapter's PyTorch model, both ways ------------------------------------------------------
