@@ -103,6 +103,8 @@ endif
 $(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
 $(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'
+# The weight-file tests run this build's train_position and tests/reference/roundtrip.py.
+$(BUILD)/tests/test_weights_file.o: CXXFLAGS += -DWAI_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -DWAI_SOURCE_DIR='"$(CURDIR)"'
 
 # Objects depend on the compiler and flags they were built with, written to $(BUILD)/compile_flags.txt
 # and rewritten only when they change: a new flag rebuilds everything, any other edit of the

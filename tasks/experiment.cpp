@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
@@ -41,13 +42,29 @@ std::map<std::string, std::string> saved_for(const RunConfig& c) {
             {"steps", std::to_string(c.steps)}, {"made_by", "whereami train_position"}};
 }
 
-void check_saved_for(const RunConfig& c, const std::map<std::string, std::string>& metadata) {
-    for (const auto& [key, ours] : std::map<std::string, std::string>{{"task", c.task}, {"scheme", c.scheme}}) {
-        const auto saved = metadata.find(key);
-        if (saved != metadata.end() && saved->second != ours)
-            throw std::runtime_error("weights file '" + c.load_path + "': saved for " + key + " '" + saved->second +
-                                     "', this run's is '" + ours + "'; load it with the same task and scheme");
+// Reads c.load_path into model. Its metadata must name this run's task and scheme; a file that names
+// neither loads only in the chapter's PyTorch layout, which PyTorch writes without them.
+void load_run_weights(const RunConfig& c, Transformer& model) {
+    const WeightsFile file = read_weights_file(c.load_path);
+    const std::string fault = "weights file '" + c.load_path + "': ";
+    const auto task = file.metadata.find("task"), scheme = file.metadata.find("scheme");
+    const bool has_task = task != file.metadata.end(), has_scheme = scheme != file.metadata.end();
+    if ((has_task && task->second != c.task) || (has_scheme && scheme->second != c.scheme))
+        throw std::runtime_error(fault + "saved as " + (has_task ? task->second : "(no task)") + " " +
+                                 (has_scheme ? scheme->second : "(no scheme)") + "; this run is " + c.task + " " +
+                                 c.scheme + "; load it into a run of the task and scheme it was saved as");
+    const WeightsLayout layout = weights_layout(file, model, c.load_path);
+    if (!has_task || !has_scheme) {
+        if (layout == WeightsLayout::ours)
+            throw std::runtime_error(fault + "its __metadata__ does not say the task and scheme it was saved as; "
+                                     "train_position --save records them, and only a file in the chapter's PyTorch "
+                                     "layout (emb.weight, layers.N.qkv.weight, ...) loads without them");
+        const std::string note = fault + "the chapter's PyTorch layout, with no task and scheme in its metadata: loaded as " +
+                                 c.task + " " + c.scheme + ", this run's task and scheme";
+        if (c.load_notice) c.load_notice(note);
+        else std::fprintf(stderr, "%s\n", note.c_str());
     }
+    load_parameters(model, file, c.load_path, layout);
 }
 
 }  // namespace
@@ -115,6 +132,11 @@ void validate(const RunConfig& c) {
     }
     // Refused now rather than after the training: a folder that is not there, a device, a link.
     if (!c.save_path.empty()) check_output_path(c.save_path, "--save");
+    if (c.save_layout == WeightsLayout::chapter && c.save_path.empty())
+        throw std::invalid_argument("--save-layout chapter needs --save FILE");
+    if (c.save_layout == WeightsLayout::chapter && spec.kind == PositionSpec::Kind::t5)
+        throw std::invalid_argument("--save-layout chapter: the chapter's PyTorch model has no t5 scheme (it has none, "
+                                    "sinusoid, learned, rope and alibi); save t5 weights in our layout");
     if (spec.kind == PositionSpec::Kind::learned && c.train_length > learned_table_rows)
         throw std::invalid_argument("--train-len " + std::to_string(c.train_length) + " is past the learned table's " +
                                     std::to_string(learned_table_rows) + " rows");
@@ -148,7 +170,7 @@ RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
     const Task task = configured_task(c);
     const std::unique_ptr<Transformer> built = make_model(c);
     Transformer& model = *built;
-    if (!c.load_path.empty()) check_saved_for(c, load_weights(c.load_path, model));
+    if (!c.load_path.empty()) load_run_weights(c, model);
 
     AdamWConfig optimizer_config;
     optimizer_config.lr = c.lr;
@@ -171,7 +193,7 @@ RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
         if (progress) progress(step, c.steps, loss_value);
     }
     result.seconds_training = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (!c.save_path.empty()) save_weights(c.save_path, model, {}, saved_for(c));
+    if (!c.save_path.empty()) save_weights(c.save_path, model, {}, saved_for(c), c.save_layout);
 
     int64_t longest = 0;
     for (int64_t length : c.test_lengths) longest = std::max(longest, length);

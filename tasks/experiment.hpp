@@ -12,6 +12,7 @@
 
 #include "nn/transformer.hpp"
 #include "tasks/task.hpp"
+#include "tasks/weights_file.hpp"
 
 namespace wai {
 
@@ -27,8 +28,13 @@ struct RunConfig {
     int64_t vocab = 0;  // 0: the task's own (16 for lag, 96 for seen)
     int64_t eval_sequences = 256;
     // Weight files (tasks/weights_file.hpp). load_path's weights replace the initial ones before
-    // training, and steps may then be 0: only evaluate them. save_path gets the weights after training.
+    // training, and steps may then be 0: only evaluate them. save_path gets the weights after training,
+    // named in save_layout. A file loads in either layout, told by its names, if its metadata says it
+    // was saved for this run's task and scheme; a file in the chapter's layout whose metadata does not
+    // say (PyTorch's own) loads as this run's model, and load_notice is told so (to stderr if unset).
     std::string load_path, save_path;
+    WeightsLayout save_layout = WeightsLayout::ours;
+    std::function<void(const std::string&)> load_notice;
     // A test-time context extension for RoPE ("pi", "ntk:4", "yarn", ...), or empty for none. Without
     // ":s", s is the longest test length / train_length (at least 1).
     std::string extension;

@@ -1,12 +1,14 @@
 // train_position: one run of the chapter's experiment from the command line, one result line on stdout.
 //   build/train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]
 //     [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N] [--eval-seqs N]
-//     [--threads N] [--quiet] [--load FILE] [--save FILE] [--extend METHOD[:s]] [--kernels plain|fast]
+//     [--threads N] [--quiet] [--load FILE] [--save FILE] [--save-layout ours|chapter] [--extend METHOD[:s]]
+//     [--kernels plain|fast]
 // --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
 // --kernels picks the ops the model is built from (nn/kernels_setting.hpp): the same result either way.
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
 // weights after training (safetensors, tasks/weights_file.hpp; written whole or not at all, and never
-// onto a folder, a device or a symbolic link: tasks/atomic_file.hpp).
+// onto a folder, a device or a symbolic link: tasks/atomic_file.hpp), named as here or, with
+// --save-layout chapter, as the chapter's PyTorch model names them; --load reads either.
 // Each flag at most once, and none with an empty value. Numbers as positional/number_text.hpp reads
 // them: digits with an optional leading '-' ("+5", " 5", "0x10", "1e3" are refused for integers).
 // Progress goes to stderr when it is a terminal. Bad input: one line naming the fault, exit code 2; a run
@@ -41,12 +43,15 @@ const char* const usage =
     "usage: train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]\n"
     "                      [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N]\n"
     "                      [--eval-seqs N] [--threads N] [--quiet] [--load FILE] [--save FILE]\n"
-    "                      [--extend METHOD[:s]] [--kernels plain|fast]\n"
+    "                      [--save-layout ours|chapter] [--extend METHOD[:s]] [--kernels plain|fast]\n"
     "  TASK    lag | seen\n"
     "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope] | t5[:buckets]\n"
     "  SEED    a non-negative integer (digits only)\n"
-    "  --load FILE  start from these weights (safetensors); with --steps 0, only evaluate them\n"
+    "  --load FILE  start from these weights (safetensors, named as here or as the chapter's PyTorch\n"
+    "               model names them); with --steps 0, only evaluate them\n"
     "  --save FILE  write the weights after training (safetensors)\n"
+    "  --save-layout ours|chapter  name them as here (the default) or as the chapter's PyTorch model,\n"
+    "               for its load_state_dict\n"
     "  --extend METHOD[:s]  test a RoPE model with context extension by s: pi, ntk or yarn; s defaults\n"
     "               to the longest test length / the training length\n"
     "  --kernels plain|fast  the model as a chain of plain ops, or with the fast kernels swapped in\n"
@@ -129,6 +134,7 @@ Options parse(int argc, char** argv) {
         } else if (arg == "--eval-seqs") r.eval_sequences = parse_integer(value, arg);
         else if (arg == "--load") r.load_path = value;
         else if (arg == "--save") r.save_path = value;
+        else if (arg == "--save-layout") r.save_layout = parse_weights_layout(value, arg);
         else if (arg == "--extend") r.extension = value;
         else if (arg == "--kernels") o.kernels = parse_kernels(value);
         else if (arg == "--threads") o.threads = parse_thread_count(value, arg);
@@ -181,6 +187,7 @@ int main(int argc, char** argv) {
     }
     set_threads(options.threads);
     set_kernels(options.kernels);
+    options.run.load_notice = [](const std::string& note) { std::fprintf(stderr, "train_position: %s\n", note.c_str()); };
     try {
         ProgressLine line;
         const bool show = !options.quiet && isatty(STDERR_FILENO);

@@ -1,10 +1,14 @@
-// Weight files: the safetensors reader with its checks, the atomic writer, and the module helpers.
-// The whole file is read into memory first: every check is then a comparison with its size, and no
-// check can be skipped by a short read. Leaves out streaming files larger than memory.
+// Weight files: the safetensors reader with its checks, the atomic writer, the two layouts of a
+// Transformer's names, and the module helpers. The whole file is read into memory first: every check
+// is then a comparison with its size, and no check can be skipped by a short read. The rules are the
+// reference implementation's (huggingface/safetensors, safetensors/src/tensor.rs: read_metadata and
+// Metadata::validate), with duplicate names and unknown keys refused as well.
+// Leaves out streaming files larger than memory.
 #include "tasks/weights_file.hpp"
 
 #include <algorithm>
 #include <bit>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -12,7 +16,9 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include "tasks/atomic_file.hpp"
 #include "tensor/kernels.hpp"
@@ -27,9 +33,12 @@ using Json = nlohmann::json;
 
 const char* const layout =
     "a safetensors file is an 8-byte little-endian header length N, N bytes of JSON, then the data";
+const char* const entry_rule = "each tensor is exactly {\"dtype\", \"shape\", \"data_offsets\"}";
 const char* const offsets_rule =
     "data_offsets must be [begin, end] with begin <= end <= the size of the data and end - begin = 4 bytes x the "
     "number of elements";
+const char* const coverage_rule =
+    "sorted by offset, the tensors' data_offsets must run from 0 to the end of the file, with no hole and no overlap";
 
 [[noreturn]] void refuse(const std::string& path, const std::string& problem, const std::string& accepted) {
     throw std::runtime_error("weights file '" + path + "': " + problem + "; " + accepted);
@@ -46,13 +55,74 @@ std::string read_whole_file(const std::string& path) {
     return bytes;
 }
 
+// Thrown from inside the JSON parser, so that parsing stops before the offending value is built.
+struct NestedTooDeep {};
+struct DuplicateName {
+    std::string name;
+    int depth;  // 1: a name of the header itself (a tensor's, or __metadata__)
+};
+
+// The header's JSON, parsed with two checks made as the parser goes: no list or object opens more
+// than max_header_depth levels deep (a deeper one would be built, copied and destroyed recursively:
+// 60,000 levels crashed the reader with a stack overflow), and no name is given twice in one object
+// (the parser would keep the last one and drop the other without a word).
+Json parse_header(std::string_view text, const std::string& path) {
+    std::vector<std::set<std::string>> open_objects;  // the names seen so far in each open object
+    const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
+        switch (event) {
+            case Json::parse_event_t::object_start:
+                if (depth >= max_header_depth) throw NestedTooDeep{};
+                open_objects.emplace_back();
+                break;
+            case Json::parse_event_t::array_start:
+                if (depth >= max_header_depth) throw NestedTooDeep{};
+                break;
+            case Json::parse_event_t::object_end:
+                open_objects.pop_back();
+                break;
+            case Json::parse_event_t::key: {
+                const std::string& name = parsed.get_ref<const std::string&>();
+                if (!open_objects.back().insert(name).second) throw DuplicateName{name, depth};
+                break;
+            }
+            default:
+                break;
+        }
+        return true;
+    };
+    try {
+        Json header = Json::parse(text.begin(), text.end(), check);
+        // nlohmann's parser takes a NUL byte for the end of its input and ignores what follows; JSON has
+        // no raw NUL anywhere (serde_json, the reference's parser, refuses one), so it is refused here.
+        if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
+            refuse(path, "the header is not valid JSON (a NUL byte at byte " + std::to_string(nul) + " of " +
+                             std::to_string(text.size()) + ")",
+                   layout);
+        return header;
+    } catch (const NestedTooDeep&) {
+        refuse(path, "the header nests lists and objects more than " + std::to_string(max_header_depth) + " levels deep",
+               "a safetensors header is an object of tensor entries holding lists: 3 levels");
+    } catch (const DuplicateName& duplicate) {
+        refuse(path,
+               (duplicate.depth == 1 ? "the name '" + duplicate.name + "' is given twice in the header"
+                                     : "the key '" + duplicate.name + "' is given twice in one object of the header"),
+               "each name in a JSON object of the header must be unique");
+    } catch (const Json::parse_error& e) {
+        refuse(path, "the header is not valid JSON (at byte " + std::to_string(e.byte) + " of " +
+                         std::to_string(text.size()) + ")",
+               layout);
+    } catch (const Json::exception& e) {  // e.g. a number past a double's range (found by make fuzz)
+        refuse(path, std::string("the header's JSON cannot be read (") + e.what() + ")", layout);
+    }
+}
+
 // The shape of one header entry: 0 to 4 sizes, each a non-negative integer. With a zero among them,
 // the others must still multiply to less than 2^63: the tensor has no numbers, so no byte count
 // refuses it, but Shape::numel multiplies in order and [2^62, 2^62, 0] overflowed before it reached
 // the zero (found by make fuzz). Without a zero, a product that large is refused by its byte count.
 Shape parse_shape(const std::string& path, const std::string& name, const Json& sizes) {
     const std::string rule = "a shape is a list of 0 to 4 non-negative integers";
-    if (!sizes.is_array()) refuse(path, "tensor '" + name + "' has no shape list", rule);
+    if (!sizes.is_array()) refuse(path, "tensor '" + name + "' has shape " + sizes.dump(), rule);
     if (sizes.size() > static_cast<size_t>(Shape::max_rank))
         refuse(path, "tensor '" + name + "' has rank " + std::to_string(sizes.size()), rule);
     Shape shape;
@@ -87,32 +157,70 @@ uint64_t byte_count(const Shape& shape, uint64_t limit) {
     return count > limit / 4 ? limit + 1 : count * 4;
 }
 
-// One header entry -> the tensor it describes, its bytes copied out of `data` after every check.
-Tensor parse_tensor(const std::string& path, const std::string& name, const Json& entry, const char* data,
-                    uint64_t data_size) {
-    if (!entry.is_object())
-        refuse(path, "header entry '" + name + "' is not an object", "each tensor is {dtype, shape, data_offsets}");
-    if (!entry.contains("dtype") || !entry["dtype"].is_string())
-        refuse(path, "tensor '" + name + "' has no dtype", "only F32 is accepted");
+// One header entry, checked on its own: where its bytes are and what shape they make.
+struct Entry {
+    std::string name;
+    Shape shape;
+    uint64_t begin = 0, end = 0;
+};
+
+std::string range_text(const Entry& e) { return "[" + std::to_string(e.begin) + ", " + std::to_string(e.end) + "]"; }
+
+Entry parse_entry(const std::string& path, const std::string& name, const Json& entry, uint64_t data_size) {
+    if (!entry.is_object()) refuse(path, "header entry '" + name + "' is not an object", entry_rule);
+    for (const auto& item : entry.items())
+        if (item.key() != "dtype" && item.key() != "shape" && item.key() != "data_offsets")
+            refuse(path, "tensor '" + name + "' has the key '" + item.key() + "'", entry_rule);
+    for (const char* key : {"dtype", "shape", "data_offsets"})
+        if (!entry.contains(key)) refuse(path, "tensor '" + name + "' has no " + key, entry_rule);
+    if (!entry["dtype"].is_string()) refuse(path, "tensor '" + name + "' has dtype " + entry["dtype"].dump(), "only F32 is accepted");
     if (entry["dtype"] != "F32")
         refuse(path, "tensor '" + name + "' has dtype " + entry["dtype"].get<std::string>(), "only F32 is accepted");
-    const Shape shape = parse_shape(path, name, entry.contains("shape") ? entry["shape"] : Json());
-    const Json offsets = entry.contains("data_offsets") ? entry["data_offsets"] : Json();
+    Entry parsed;
+    parsed.name = name;
+    parsed.shape = parse_shape(path, name, entry["shape"]);
+    const Json& offsets = entry["data_offsets"];
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() || !offsets[1].is_number_unsigned())
         refuse(path, "tensor '" + name + "' has data_offsets " + offsets.dump(), offsets_rule);
-    const uint64_t begin = offsets[0].get<uint64_t>(), end = offsets[1].get<uint64_t>();
-    const std::string range = "[" + std::to_string(begin) + ", " + std::to_string(end) + "]";
-    if (begin > end) refuse(path, "tensor '" + name + "' has data_offsets " + range, offsets_rule);
-    if (end > data_size)
-        refuse(path, "tensor '" + name + "' has data_offsets " + range + " but the data is " + std::to_string(data_size) +
-                         " bytes (a truncated file?)",
+    parsed.begin = offsets[0].get<uint64_t>(), parsed.end = offsets[1].get<uint64_t>();
+    if (parsed.begin > parsed.end) refuse(path, "tensor '" + name + "' has data_offsets " + range_text(parsed), offsets_rule);
+    if (parsed.end > data_size)
+        refuse(path, "tensor '" + name + "' has data_offsets " + range_text(parsed) + " but the data is " +
+                         std::to_string(data_size) + " bytes (a truncated file?)",
                offsets_rule);
-    if (end - begin != byte_count(shape, data_size))
-        refuse(path, "tensor '" + name + "' of shape " + shape.str() + " has " + std::to_string(end - begin) + " bytes",
+    if (parsed.end - parsed.begin != byte_count(parsed.shape, data_size))
+        refuse(path, "tensor '" + name + "' of shape " + parsed.shape.str() + " has " +
+                         std::to_string(parsed.end - parsed.begin) + " bytes",
                offsets_rule);
-    Tensor tensor = Tensor::uninitialized(shape);
-    if (end > begin) std::memcpy(tensor.data(), data + begin, end - begin);
-    return tensor;
+    return parsed;
+}
+
+// The entries, sorted by offset as the reference sorts them, must tile the data exactly: each begins
+// where the one before it ends, the first at 0, the last at the end of the file.
+void check_coverage(const std::string& path, const std::vector<Entry>& sorted, uint64_t data_size) {
+    uint64_t covered = 0;
+    const Entry* previous = nullptr;
+    for (const Entry& e : sorted) {
+        if (e.begin > covered)
+            refuse(path,
+                   (previous ? "tensor '" + e.name + "' begins at byte " + std::to_string(e.begin) + " of the data but '" +
+                                   previous->name + "' before it ends at " + std::to_string(covered)
+                             : "the first tensor, '" + e.name + "', begins at byte " + std::to_string(e.begin) + " of the data") +
+                       ": " + std::to_string(e.begin - covered) + " bytes belong to no tensor (a hole)",
+                   coverage_rule);
+        if (e.begin < covered)
+            refuse(path,
+                   "tensor '" + e.name + "' (data_offsets " + range_text(e) + ") overlaps '" + previous->name +
+                       "' (data_offsets " + range_text(*previous) + ")",
+                   coverage_rule);
+        covered = e.end;
+        previous = &e;
+    }
+    if (covered != data_size)
+        refuse(path,
+               "the tensors' data ends at byte " + std::to_string(covered) + " but " + std::to_string(data_size) +
+                   " bytes follow the header: " + std::to_string(data_size - covered) + " trailing bytes",
+               coverage_rule);
 }
 
 std::map<std::string, std::string> parse_metadata(const std::string& path, const Json& entry) {
@@ -136,27 +244,35 @@ WeightsFile parse_weights_file(std::string_view bytes, const std::string& path) 
     uint64_t header_size = 0;
     std::memcpy(&header_size, bytes.data(), 8);
     const uint64_t after_length = bytes.size() - 8;
+    if (header_size > max_header_bytes)
+        refuse(path, "the header length " + std::to_string(header_size) + " is larger than the " +
+                         std::to_string(max_header_bytes) + " bytes safetensors allows",
+               layout);
     if (header_size > after_length)
         refuse(path, "the header length " + std::to_string(header_size) + " is larger than the " +
                          std::to_string(after_length) + " bytes that follow it",
                layout);
-    Json header;
-    try {
-        header = Json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_size));
-    } catch (const Json::parse_error& e) {
-        refuse(path, "the header is not valid JSON (at byte " + std::to_string(e.byte) + " of " +
-                         std::to_string(header_size) + ")",
-               layout);
-    } catch (const Json::exception& e) {  // e.g. a number past a double's range (found by make fuzz)
-        refuse(path, std::string("the header's JSON cannot be read (") + e.what() + ")", layout);
-    }
+    const Json header = parse_header(bytes.substr(8, header_size), path);
     if (!header.is_object()) refuse(path, "the header is JSON but not an object", layout);
 
     WeightsFile file;
-    const char* data = bytes.data() + 8 + header_size;
+    const uint64_t data_size = after_length - header_size;
+    std::vector<Entry> entries;
     for (const auto& [name, entry] : header.items()) {
         if (name == "__metadata__") file.metadata = parse_metadata(path, entry);
-        else file.tensors.emplace(name, parse_tensor(path, name, entry, data, after_length - header_size));
+        else entries.push_back(parse_entry(path, name, entry, data_size));
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+        return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
+    });
+    check_coverage(path, entries, data_size);
+
+    const char* data = bytes.data() + 8 + header_size;
+    for (const Entry& e : entries) {
+        Tensor tensor = Tensor::uninitialized(e.shape);
+        if (e.end > e.begin) std::memcpy(tensor.data(), data + e.begin, e.end - e.begin);
+        file.tensors.emplace(e.name, std::move(tensor));
+        file.order.push_back(e.name);
     }
     return file;
 }
@@ -186,42 +302,126 @@ void write_weights_file(const std::string& path, const NamedTensors& tensors,
     write_file_atomically(path, pieces);  // "cannot write PATH: why" on a failure
 }
 
+// ---- the two layouts ---------------------------------------------------------------------------
+
+namespace {
+
+// Our names and the chapter's model's: its modules emb, pos, layers (each n1, qkv, o, n2, and mlp, an
+// nn.Sequential of Linear, GELU, Linear) and out, each with PyTorch's .weight and .bias.
+const std::pair<std::string, std::string> model_parts[] = {{"tokens.", "emb."}, {"position.", "pos."}, {"head.", "out."}};
+const std::pair<std::string, std::string> block_parts[] = {{"norm1.", "n1."},           {"attention.qkv.", "qkv."},
+                                                           {"attention.output.", "o."}, {"norm2.", "n2."},
+                                                           {"mlp.expand.", "mlp.0."},   {"mlp.project.", "mlp.2."}};
+
+bool is_leaf(std::string_view rest) { return rest == "weight" || rest == "bias"; }
+
+// `name` in the other layout: to the chapter's names when to_chapter, else back to ours; "" if none.
+std::string translate(const std::string& name, bool to_chapter) {
+    const auto from = [&](const auto& pair) -> const std::string& { return to_chapter ? pair.first : pair.second; };
+    const auto to = [&](const auto& pair) -> const std::string& { return to_chapter ? pair.second : pair.first; };
+    for (const auto& part : model_parts)
+        if (name.starts_with(from(part)) && is_leaf(std::string_view(name).substr(from(part).size())))
+            return to(part) + name.substr(from(part).size());
+    const std::string from_stack = to_chapter ? "blocks." : "layers.", to_stack = to_chapter ? "layers." : "blocks.";
+    if (!name.starts_with(from_stack)) return "";
+    size_t end = from_stack.size();
+    while (end < name.size() && std::isdigit(static_cast<unsigned char>(name[end]))) ++end;
+    if (end == from_stack.size() || end >= name.size() || name[end] != '.') return "";
+    const std::string number = name.substr(from_stack.size(), end - from_stack.size()), rest = name.substr(end + 1);
+    for (const auto& part : block_parts)
+        if (rest.starts_with(from(part)) && is_leaf(std::string_view(rest).substr(from(part).size())))
+            return to_stack + number + "." + to(part) + rest.substr(from(part).size());
+    return "";
+}
+
+// The file's tensor names in the order of their data (file.order), or by name for a WeightsFile put
+// together by hand without one.
+std::vector<std::string> names_in_order(const WeightsFile& file) {
+    if (file.order.size() == file.tensors.size()) return file.order;
+    std::vector<std::string> names;
+    for (const auto& entry : file.tensors) names.push_back(entry.first);
+    return names;
+}
+
+}  // namespace
+
+WeightsLayout parse_weights_layout(const std::string& text, const std::string& what) {
+    if (text == "ours") return WeightsLayout::ours;
+    if (text == "chapter") return WeightsLayout::chapter;
+    throw std::invalid_argument(what + " must be ours or chapter (the chapter's PyTorch model's names), got '" + text + "'");
+}
+
+std::string chapter_name(const std::string& ours) { return translate(ours, true); }
+std::string name_from_chapter(const std::string& chapter) { return translate(chapter, false); }
+
+WeightsLayout weights_layout(const WeightsFile& file, const Module& module, const std::string& path) {
+    std::set<std::string> parameters;
+    for (const auto& entry : module.named_parameters()) parameters.insert(entry.first);
+    std::string first_ours, first_chapter;
+    for (const std::string& name : names_in_order(file)) {
+        if (parameters.count(name)) {
+            if (first_ours.empty()) first_ours = name;
+        } else if (parameters.count(name_from_chapter(name))) {
+            if (first_chapter.empty()) first_chapter = name;
+        } else {
+            refuse(path, "tensor '" + name + "' is not a parameter of this model, by our names or the chapter's PyTorch model's",
+                   "it must hold the model's parameters and nothing else, named as here (tokens.weight, "
+                   "blocks.N.attention.qkv.weight, ...) or as the chapter's model names them (emb.weight, "
+                   "layers.N.qkv.weight, ...); saved with another scheme?");
+        }
+    }
+    if (!first_ours.empty() && !first_chapter.empty())
+        refuse(path, "it mixes two layouts: '" + first_ours + "' is our name, '" + first_chapter + "' the chapter's model's",
+               "a file names every parameter in one layout");
+    return first_chapter.empty() ? WeightsLayout::ours : WeightsLayout::chapter;
+}
+
+// ---- a module's weights ------------------------------------------------------------------------
+
+namespace {
+
+std::string name_in(WeightsLayout layout, const std::string& ours) {
+    return layout == WeightsLayout::ours ? ours : chapter_name(ours);
+}
+
+}  // namespace
+
 void save_weights(const std::string& path, const Module& module, const NamedTensors& extra,
-                  const std::map<std::string, std::string>& metadata) {
+                  const std::map<std::string, std::string>& metadata, WeightsLayout layout) {
     NamedTensors tensors;
-    for (const auto& [name, parameter] : module.named_parameters()) tensors.emplace_back(name, parameter.value());
+    for (const auto& [name, parameter] : module.named_parameters()) {
+        const std::string saved = name_in(layout, name);
+        if (saved.empty())
+            throw std::invalid_argument("weights file '" + path + "': the chapter's PyTorch model has no name for '" +
+                                        name + "'");
+        tensors.emplace_back(saved, parameter.value());
+    }
     tensors.insert(tensors.end(), extra.begin(), extra.end());
     write_weights_file(path, tensors, metadata);
 }
 
-void load_parameters(Module& module, const WeightsFile& file, const std::string& path) {
+void load_parameters(Module& module, const WeightsFile& file, const std::string& path, WeightsLayout layout) {
     auto parameters = module.named_parameters();
+    std::vector<const Tensor*> found_tensors;
     for (const auto& [name, parameter] : parameters) {
-        const auto found = file.tensors.find(name);
-        if (found == file.tensors.end())
-            refuse(path, "it has no tensor '" + name + "'",
+        const std::string saved = name_in(layout, name);
+        const auto found = file.tensors.find(saved);
+        if (saved.empty() || found == file.tensors.end())
+            refuse(path, "it has no tensor '" + (saved.empty() ? name : saved) + "'",
                    "it must hold each of the model's " + std::to_string(parameters.size()) + " parameters by name");
         if (found->second.shape() != parameter.shape())
-            refuse(path, "tensor '" + name + "' has shape " + found->second.shape().str() + ", the model's is " +
+            refuse(path, "tensor '" + saved + "' has shape " + found->second.shape().str() + ", the model's is " +
                              parameter.shape().str(),
                    "weights load only into a model of the same sizes");
-        if (!all_finite(found->second))
-            refuse(path, "tensor '" + name + "' holds NaN or infinity", "weights must be finite");
+        if (!all_finite(found->second)) refuse(path, "tensor '" + saved + "' holds NaN or infinity", "weights must be finite");
+        found_tensors.push_back(&found->second);
     }
-    for (auto& [name, parameter] : parameters) parameter.value() = file.tensors.at(name);
+    for (size_t i = 0; i < parameters.size(); ++i) parameters[i].second.value() = *found_tensors[i];
 }
 
 std::map<std::string, std::string> load_weights(const std::string& path, Module& module) {
     WeightsFile file = read_weights_file(path);
-    const auto parameters = module.named_parameters();
-    for (const auto& entry : file.tensors) {
-        const std::string& name = entry.first;  // not a structured binding: clang 14 cannot capture one
-        const auto named = [&](const auto& parameter) { return parameter.first == name; };
-        if (std::none_of(parameters.begin(), parameters.end(), named))
-            refuse(path, "tensor '" + name + "' is not a parameter of this model",
-                   "it must hold the model's parameters and nothing else (saved with another scheme?)");
-    }
-    load_parameters(module, file, path);
+    load_parameters(module, file, path, weights_layout(file, module, path));
     return std::move(file.metadata);
 }
 

@@ -282,7 +282,7 @@ TEST_CASE("train_position: an unreadable or corrupt weight file is refused with 
     // The right parameters, saved for another scheme: only the file's metadata can tell.
     const auto other_scheme = tiny_with({"--steps", "0", "--load", saved}, "lag none 0");
     check_one_line_refusal(run(folder, "train_position", other_scheme), 1, "train_position",
-                           "saved for scheme 'rope', this run's is 'none'");
+                           "saved as lag rope; this run is lag none");
     // And the good file still loads.
     CHECK(run(folder, "train_position", tiny_with({"--steps", "0", "--load", saved}, "lag rope 0")).status == 0);
 }

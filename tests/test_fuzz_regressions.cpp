@@ -1,10 +1,13 @@
 // Replays every input in tests/fuzz/regressions/ through the safetensors reader, with the ordinary
 // g++ build (and its sanitizer builds), so plain `make test` covers what `make fuzz` once found: each
 // input must be refused with a std::runtime_error (or read), never crash or throw anything else.
-// The inputs that found a bug are also checked for the message of its fix.
+// The inputs that found a bug are also checked for the message of its fix, and a header nested tens of
+// thousands of levels deep (which crashed the reader with a stack overflow) is made here, not kept in git.
 // Leaves out fuzzing itself (make fuzz, tests/fuzz/).
 #include <catch2/catch.hpp>
 
+#include <cstdint>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -42,4 +45,35 @@ TEST_CASE("fuzz regressions: every input is read or refused with a runtime_error
         ++replayed;
     }
     CHECK(replayed >= static_cast<int>(fixed.size()));
+}
+
+TEST_CASE("fuzz regressions: a header nested 60,000 levels deep is refused, not a crash", "[weights_file][fuzz]") {
+    // 120 kB of brackets in a shape, in data_offsets, in the metadata, as a tensor entry: before the depth
+    // limit the JSON value was built, copied and destroyed recursively, and the stack overflowed.
+    const int levels = 60000;
+    const std::string lists = std::string(levels, '[') + std::string(levels, ']');
+    std::string objects;
+    for (int i = 0; i < levels; ++i) objects += "{\"a\":";
+    objects += "0" + std::string(levels, '}');
+    const std::string headers[] = {
+        R"({"w":{"dtype":"F32","shape":)" + lists + R"(,"data_offsets":[0,0]}})",
+        R"({"w":{"dtype":"F32","shape":[0],"data_offsets":)" + lists + "}}",
+        R"({"__metadata__":)" + objects + "}",
+        R"({"w":)" + objects + "}",
+        lists,
+    };
+    for (const std::string& header : headers) {
+        INFO(header.substr(0, 40));
+        std::string bytes(8, '\0');
+        const uint64_t length = header.size();
+        std::memcpy(bytes.data(), &length, 8);
+        bytes += header;
+        std::string message;
+        try {
+            parse_weights_file(bytes, "deep.safetensors");
+        } catch (const std::runtime_error& e) {
+            message = e.what();
+        }
+        CHECK_THAT(message, Catch::Matchers::Contains("the header nests lists and objects more than 128 levels deep"));
+    }
 }

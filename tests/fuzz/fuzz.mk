@@ -1,11 +1,14 @@
 # make fuzz: the safetensors reader (tasks/weights_file.cpp) under libFuzzer for FUZZ_SECONDS, with
-# AddressSanitizer and UndefinedBehaviorSanitizer, seeded with real weight files (PyTorch's golden files
-# and two small ones train_position saves). Needs Debian's clang and libclang-rt-14-dev (libFuzzer);
-# nothing else in the project does. The library is compiled again with clang into build/fuzz/.
+# AddressSanitizer and UndefinedBehaviorSanitizer, on inputs of up to FUZZ_MAX_LEN bytes (1 MiB: a header
+# nested 60,000 levels deep is 120 kB), with the dictionary tests/fuzz/weights.dict, seeded with real
+# weight files (PyTorch's golden files, three small ones train_position saves, one in the chapter's
+# layout) and the hand-made ones in tests/fuzz/seeds/. Needs Debian's clang and libclang-rt-14-dev
+# (libFuzzer); nothing else in the project does. The library is compiled again with clang into build/fuzz/.
 # A crash is written to build/fuzz/crash-*; copy it into tests/fuzz/regressions/ (make test replays it).
 # Leaves out keeping the grown corpus in git: it lives in build/fuzz/corpus/ and grows run by run.
 FUZZ_CXX     ?= clang++
 FUZZ_SECONDS ?= 60
+FUZZ_MAX_LEN ?= 1048576
 FUZZ_BUILD   := build/fuzz
 FUZZ_FLAGS   := -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -I. -isystem $(BLAS_INCLUDE) -MMD -MP
@@ -32,18 +35,20 @@ $(FUZZ_BUILD)/libwhereami.a: $(FUZZ_OBJECTS)
 $(FUZZ_BINARY): $(FUZZ_BUILD)/tests/fuzz/fuzz_weights_file.o $(FUZZ_BUILD)/libwhereami.a
 	$(FUZZ_CXX) -fsanitize=address,undefined,fuzzer $^ -o $@ -L$(BLAS_LIB) -Wl,-rpath,$(BLAS_LIB) -lopenblas -lgomp -lm
 
-# Seeds are copied at run time, never kept in git twice. -max_len covers the golden files' headers
-# (at most 8 kB) with room to spare; their data past it is cut, which the reader must refuse cleanly.
+# Seeds are copied at run time, never kept in git twice. -max_len holds a deep header many times over
+# and most golden files whole; the largest (1.3 MB) are cut, which the reader must refuse cleanly.
 fuzz: check-fuzz-deps $(FUZZ_BINARY) $(BUILD)/train_position
 	@mkdir -p $(FUZZ_SEEDS) $(FUZZ_BUILD)/corpus
-	@cp tests/reference/*.safetensors tests/fuzz/regressions/* $(FUZZ_SEEDS)/
+	@cp tests/reference/*.safetensors tests/fuzz/regressions/* tests/fuzz/seeds/* $(FUZZ_SEEDS)/
 	@$(BUILD)/train_position lag rope 0 --steps 1 --dim 4 --mlp 4 --layers 1 --batch 1 --eval-seqs 1 --quiet \
 	  --save $(FUZZ_SEEDS)/small_lag_rope.safetensors >/dev/null
 	@$(BUILD)/train_position seen learned 0 --steps 1 --dim 2 --mlp 2 --layers 1 --batch 1 --eval-seqs 1 --quiet \
 	  --save $(FUZZ_SEEDS)/small_seen_learned.safetensors >/dev/null
-	@echo "fuzz: $(FUZZ_BINARY) for $(FUZZ_SECONDS) s, seeds in $(FUZZ_SEEDS), corpus in $(FUZZ_BUILD)/corpus"
-	@$(FUZZ_BINARY) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-	  -dict=tests/fuzz/safetensors.dict -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
+	@$(BUILD)/train_position lag learned 0 --steps 1 --dim 2 --mlp 2 --layers 1 --batch 1 --eval-seqs 1 --quiet \
+	  --save-layout chapter --save $(FUZZ_SEEDS)/small_lag_learned_chapter.safetensors >/dev/null
+	@echo "fuzz: $(FUZZ_BINARY) for $(FUZZ_SECONDS) s, inputs up to $(FUZZ_MAX_LEN) bytes, seeds in $(FUZZ_SEEDS), corpus in $(FUZZ_BUILD)/corpus"
+	@$(FUZZ_BINARY) -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 -max_len=$(FUZZ_MAX_LEN) \
+	  -dict=tests/fuzz/weights.dict -artifact_prefix=$(FUZZ_BUILD)/ -print_final_stats=1 \
 	  $(FUZZ_BUILD)/corpus $(FUZZ_SEEDS) > $(FUZZ_BUILD)/fuzz.log 2>&1; status=$$?; \
 	  runs=$$(sed -n 's/^stat::number_of_executed_units: *//p' $(FUZZ_BUILD)/fuzz.log); \
 	  if [ $$status -ne 0 ]; then tail -n 40 $(FUZZ_BUILD)/fuzz.log; \
