@@ -36,8 +36,9 @@ struct YarnBetas {
 // d(b) = H ln(L / (2 pi b)) / (2 ln base): the fractional pair index that turns b times within L.
 double yarn_correction_dim(double turns, int64_t head_dim, double base, int64_t train_length);
 
-// The ramp's ends in pair indices: floor(d(beta_fast)) and ceil(d(beta_slow)), clamped to [0, H - 1],
-// high raised by 0.001 when they meet.
+// The ramp's ends in pair indices: low = max(floor(d(beta_fast)), 0), high = min(ceil(d(beta_slow)), H - 1),
+// high raised by 0.001 when they meet. Neither is held to the other: when d(1) <= -1 (L well under
+// 2 pi), high < low and every pair keeps its frequency.
 struct YarnCorrectionRange {
     double low = 0, high = 0;
 };

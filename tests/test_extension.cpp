@@ -145,7 +145,7 @@ TEST_CASE("YaRN at a LLaMA's scale keeps the 21 fastest pairs and interpolates t
     CHECK(interpolated == 18);
 }
 
-TEST_CASE("YaRN's correction range: clamped to [0, H - 1] at the high end only, nudged when its ends meet", "[extension]") {
+TEST_CASE("YaRN's correction range: low at least 0, high at most H - 1, nudged when its ends meet", "[extension]") {
     // L = 6 < 2 pi: even pair 0 turns less than once, d(1) = -0.16 rounds up to 0 = low, and the
     // ramp's end is moved to 0.001: pair 0 kept, every other pair interpolated.
     const YarnCorrectionRange meet = yarn_correction_range(64, 10000.0, 6);
