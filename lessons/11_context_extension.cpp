@@ -1,9 +1,10 @@
 // Lesson 11: context extension. A RoPE model trained on 32 positions is run on 4x as many, and three
 // test-time methods stretch it by s = 4: position interpolation (m -> m/s), NTK-aware scaling (a larger
-// base), YaRN (a per-pair blend, plus an attention temperature). Each method's frequencies, computed
-// from positional/ (one file per method, with its formula and source); whether each is "a rescaled
-// base"; what each does to the angle lag depends on; then a small model trained here on lag and seen
-// and tested at 128 with each method, through the same code as make experiment-extension.
+// base), YaRN (a per-pair blend, plus an attention temperature), YaRN both as its authors' code and
+// Hugging Face compute it and as its paper prints the ramp (yarn-paper). Each method's frequencies,
+// computed from positional/ (one file per method, with its formula and source); whether each is "a
+// rescaled base"; what each does to the angle lag depends on; then a small model trained here on lag
+// and seen and tested at 128 with each method, through the same code as make experiment-extension.
 // Mirrors llm-mastery-23, "Failure mode: context-length extrapolation" (the methods it names) and
 // where-am-i, "The frequencies, and longer contexts". Leaves out fine-tuning after extending, which
 // all three papers do; here each method is applied to the trained weights as they are.
@@ -22,6 +23,7 @@
 #include "positional/ntk_scaling.hpp"
 #include "positional/position_interpolation.hpp"
 #include "positional/yarn.hpp"
+#include "positional/yarn_paper.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
 
@@ -31,6 +33,8 @@ constexpr int64_t H = 64, train_length = 32, test_length = 128;
 constexpr double s = static_cast<double>(test_length) / train_length;  // the stretch, 4 here
 constexpr double rope_base = 10000.0;
 constexpr int64_t train_steps = 300;
+constexpr const char* methods[] = {"pi", "ntk", "yarn", "yarn-paper"};
+enum Method { pi_method, ntk_method, yarn_method, yarn_paper_method };
 
 // "%g" of a number, as a std::string: the labels below are built from the parameters, not typed in.
 std::string number(double value) {
@@ -43,7 +47,7 @@ std::string number(double value) {
 // returns its accuracy at test_length with no extension and with each method.
 struct Accuracies {
     double plain = 0, plain_at_train = 0;
-    // pi, ntk, yarn at s (at test_length) and at s = 1 (at train_length)
+    // each of methods at s (at test_length) and at s = 1 (at train_length)
     std::vector<double> extended, extended_at_train;
 };
 
@@ -63,7 +67,7 @@ Accuracies train_and_extend(const std::string& task, const std::filesystem::path
     config.save_path.clear();
     config.load_path = weights.string();
     config.steps = 0;
-    for (const char* method : {"pi", "ntk", "yarn"}) {
+    for (const char* method : methods) {
         config.test_lengths = {test_length};
         config.extension = method;  // s = test_length / train_length
         const wai::RunResult extended = wai::run_experiment(config);
@@ -86,18 +90,23 @@ int main(int argc, char** argv) {
     const std::vector<double> theta = wai::rope_frequencies(H, rope_base);
     const std::vector<double> pi = wai::position_interpolation(theta, s);
     const std::vector<double> ntk = wai::rope_frequencies(H, wai::ntk_scaled_base(rope_base, H, s));
-    const std::vector<double> yarn = wai::yarn_frequencies(theta, s, train_length);
+    const std::vector<double> yarn = wai::yarn_frequencies(H, rope_base, s, train_length);
+    const std::vector<double> kept = wai::yarn_kept_fractions(H, rope_base, train_length);
+    const std::vector<double> paper = wai::yarn_paper_frequencies(theta, s, train_length);
     const std::vector<double> turns = wai::yarn_turns_within(theta, train_length);
     const int64_t pairs = H / 2;
     const std::string at_s = "s = " + number(s), L = std::to_string(train_length), test = std::to_string(test_length);
     lesson::heading("Each pair's frequency theta_i, and what each method makes of it at " + at_s + " (H = " +
                     std::to_string(H) + ", base " + number(rope_base) + ", trained at " + L + ")");
-    std::printf("   pair   wavelength    theta_i      PI theta/s   NTK          %-13s  gamma(r)  YaRN\n",
+    // kept: the fraction of its own theta_i a pair keeps, the rest being theta_i / s. YaRN's code ramps
+    // it over the pair index, the paper's equation over r = L / lambda (the paper's gamma(r)).
+    std::printf("   pair   wavelength    theta_i      PI theta/s   NTK          YaRN kept  YaRN         %-12s  paper kept\n",
                 ("r = " + L + "/lambda").c_str());
-    for (int64_t i : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{5}, int64_t{6}, int64_t{10}, int64_t{20}, pairs - 1})
+    for (int64_t i : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{3}, int64_t{5}, int64_t{6}, int64_t{10}, int64_t{20}, pairs - 1})
         if (i < pairs)
-        std::printf("  %5lld  %11.1f  %11.4g  %11.4g  %11.4g  %13.3f  %8.3f  %11.4g\n", static_cast<long long>(i),
-                    2.0 * std::numbers::pi / theta[i], theta[i], pi[i], ntk[i], turns[i], wai::yarn_ramp(turns[i]), yarn[i]);
+            std::printf("  %5lld  %11.1f  %11.4g  %11.4g  %11.4g  %9.3f  %11.4g  %12.3f  %10.3f\n", static_cast<long long>(i),
+                        2.0 * std::numbers::pi / theta[i], theta[i], pi[i], ntk[i], kept[i], yarn[i], turns[i],
+                        wai::yarn_ramp(turns[i]));
     std::printf("  NTK's base: %g * %g^(%lld/%lld) = %.0f\n", rope_base, s, static_cast<long long>(H),
                 static_cast<long long>(H - 2), wai::ntk_scaled_base(rope_base, H, s));
 
@@ -106,30 +115,46 @@ int main(int argc, char** argv) {
     lesson::check(pi_divides_all, "position interpolation divides every pair's frequency by " + at_s);
     lesson::check(ntk[0] == theta[0] && std::abs(theta.back() / ntk.back() - s) < 1e-9,
                   "NTK-aware scaling leaves pair 0 as it is and divides the last pair by exactly s");
-    // YaRN keeps a pair that turns more than beta = 32 times within the training length, and
-    // interpolates one that turns less than once. Trained on 32 positions, even pair 0 (a turn every
-    // 2 pi = 6.3 positions) turns only 5.1 times: no pair is kept, and 26 of 32 are interpolated fully.
-    // The check states those counts for the lesson's H = 64 and L = 32: change either and it says so.
-    int64_t kept = 0, fully = 0;
-    for (double r : turns) kept += wai::yarn_ramp(r) == 1.0, fully += wai::yarn_ramp(r) == 0.0;
-    std::printf("  YaRN at L = %lld: %lld pairs kept, %lld interpolated fully, %lld blended\n",
-                static_cast<long long>(train_length), static_cast<long long>(kept), static_cast<long long>(fully),
-                static_cast<long long>(pairs - kept - fully));
-    // What YaRN's alpha = 1 and beta = 32 give for H = 64 trained at 32 (turns L / lambda_i: 5.1 for pair 0,
-    // and below one from pair 6 on). Another H or L moves them, and the check says by how much.
-    constexpr int64_t expected_kept = 0, expected_fully = 26;
-    lesson::check(kept == expected_kept && fully == expected_fully,
-                  "at L = " + L + ", YaRN keeps " + std::to_string(expected_kept) + " pairs and interpolates " +
-                      std::to_string(expected_fully) + " of " + std::to_string(pairs) + " fully",
-                  std::to_string(kept) + " kept, " + std::to_string(fully) + " fully");
+    // YaRN's code finds the pairs that turn beta_fast = 32 and beta_slow = 1 times within the training
+    // length, d(32) and d(1) (fractional pair indices), rounds them outwards to whole pairs and ramps
+    // linearly in the pair index between them. Trained on 32 positions even pair 0 turns only 5.1
+    // times, so d(32) is below 0 and the ramp starts at pair 0: pair 0 is kept whole, and pair i keeps
+    // 1 - i/6 up to pair 6, from which on every pair is interpolated fully. The paper's ramp, linear in
+    // r, keeps no pair: pair 0's r = 5.1 is 0.13 of the way from 1 to 32.
+    const wai::YarnCorrectionRange range = wai::yarn_correction_range(H, rope_base, train_length);
+    int64_t whole = 0, fully = 0, paper_whole = 0, paper_fully = 0;
+    for (int64_t i = 0; i < pairs; ++i) {
+        whole += kept[i] == 1.0, fully += kept[i] == 0.0;
+        paper_whole += wai::yarn_ramp(turns[i]) == 1.0, paper_fully += wai::yarn_ramp(turns[i]) == 0.0;
+    }
+    std::printf("  YaRN at L = %lld: d(32) = %.2f, d(1) = %.2f, ramp over pairs %g to %g: %lld pairs kept whole, %lld "
+                "interpolated fully, %lld blended\n",
+                static_cast<long long>(train_length), wai::yarn_correction_dim(32.0, H, rope_base, train_length),
+                wai::yarn_correction_dim(1.0, H, rope_base, train_length), range.low, range.high,
+                static_cast<long long>(whole), static_cast<long long>(fully), static_cast<long long>(pairs - whole - fully));
+    std::printf("  yarn-paper at L = %lld: %lld kept whole, %lld interpolated fully, %lld blended\n",
+                static_cast<long long>(train_length), static_cast<long long>(paper_whole),
+                static_cast<long long>(paper_fully), static_cast<long long>(pairs - paper_whole - paper_fully));
+    // What the ramps give for H = 64 trained at 32. Another H or L moves them, and the checks say by how much.
+    constexpr int64_t expected_whole = 1, expected_fully = 26, expected_paper_whole = 0;
+    lesson::check(whole == expected_whole && fully == expected_fully && kept[1] > 0.8 && kept[5] < 0.2,
+                  "at L = " + L + ", YaRN keeps pair 0 whole, " + std::to_string(expected_fully) + " of " +
+                      std::to_string(pairs) + " pairs interpolated fully, pairs 1 to 5 blended from 5/6 kept down to 1/6",
+                  std::to_string(whole) + " whole, " + std::to_string(fully) + " fully, pair 1 keeps " +
+                      std::to_string(kept[1]) + ", pair 5 " + std::to_string(kept[5]));
+    lesson::check(paper_whole == expected_paper_whole && wai::yarn_ramp(turns[0]) < 0.2,
+                  "the paper's ramp over r keeps no pair whole: pair 0 keeps less than 0.2 of its frequency",
+                  std::to_string(paper_whole) + " whole, pair 0 keeps " + std::to_string(wai::yarn_ramp(turns[0])));
     // At the scale YaRN was made for (a LLaMA: H = 128, trained on 4096), the fast pairs turn hundreds
-    // of times within the training length and are left alone.
-    int64_t kept_llama = 0;
-    for (double r : wai::yarn_turns_within(wai::rope_frequencies(128, 10000.0), 4096)) kept_llama += wai::yarn_ramp(r) == 1.0;
+    // of times within the training length and both ramps leave the same fastest pairs alone.
+    int64_t kept_llama = 0, kept_llama_paper = 0;
+    for (double k : wai::yarn_kept_fractions(128, 10000.0, 4096)) kept_llama += k == 1.0;
+    for (double r : wai::yarn_turns_within(wai::rope_frequencies(128, 10000.0), 4096)) kept_llama_paper += wai::yarn_ramp(r) == 1.0;
     // (a LLaMA's head and training length, fixed: they do not follow this lesson's H and L)
-    std::printf("  YaRN at a LLaMA's scale (H = 128, L = 4096): %lld of 64 pairs kept as they are\n",
-                static_cast<long long>(kept_llama));
-    lesson::check(kept_llama == 21, "at H = 128 and L = 4096, YaRN keeps the 21 fastest pairs untouched");
+    std::printf("  YaRN at a LLaMA's scale (H = 128, L = 4096): %lld of 64 pairs kept as they are (the paper's ramp: %lld)\n",
+                static_cast<long long>(kept_llama), static_cast<long long>(kept_llama_paper));
+    lesson::check(kept_llama == 21 && kept_llama_paper == 21,
+                  "at H = 128 and L = 4096, both of YaRN's ramps keep the 21 fastest pairs untouched");
 
     // The course calls all of them "rescaling RoPE's frequency base after the fact". That is exact for
     // NTK only. Any base b gives pair 0 the frequency b^0 = 1, so no base can reproduce position
@@ -147,13 +172,15 @@ int main(int argc, char** argv) {
                   "and that base is NTK's: NTK-aware scaling is the one method that is a new base");
 
     // lag needs "exactly 3 back". RoPE tells distance 3 by the angle 3 * theta_i, mostly in the fast
-    // pairs (pair 0 turns 3 radians). PI and YaRN turn it less: at s = 4 the model sees distance 3 as it
-    // saw 0.75.
+    // pairs (pair 0 turns 3 radians). PI turns it less: at s = 4 the model sees distance 3 as it saw
+    // 0.75. NTK and YaRN leave pair 0 alone; the paper's ramp squeezes it almost as PI does.
     lesson::heading("The angle lag depends on: pair 0 at distance 3");
-    const double angle = 3.0 * theta[0], angle_pi = 3.0 * pi[0], angle_ntk = 3.0 * ntk[0], angle_yarn = 3.0 * yarn[0];
-    std::printf("  RoPE %.3f rad, PI %.3f, NTK %.3f, YaRN %.3f\n", angle, angle_pi, angle_ntk, angle_yarn);
-    lesson::check(angle_ntk == angle && angle_pi < angle / 3.0 && angle_yarn < angle / 2.0,
-                  "NTK keeps pair 0's angle at distance 3; PI and YaRN shrink it below half");
+    const double angle = 3.0 * theta[0], angle_pi = 3.0 * pi[0], angle_ntk = 3.0 * ntk[0], angle_yarn = 3.0 * yarn[0],
+                 angle_paper = 3.0 * paper[0];
+    std::printf("  RoPE %.3f rad, PI %.3f, NTK %.3f, YaRN %.3f, yarn-paper %.3f; pair 1: RoPE %.3f, NTK %.3f, YaRN %.3f\n",
+                angle, angle_pi, angle_ntk, angle_yarn, angle_paper, 3.0 * theta[1], 3.0 * ntk[1], 3.0 * yarn[1]);
+    lesson::check(angle_ntk == angle && angle_yarn == angle && angle_pi < angle / 3.0 && angle_paper < angle / 2.0,
+                  "NTK and YaRN keep pair 0's angle at distance 3; PI and the paper's ramp shrink it below half");
     // YaRN's temperature, against the chapter's log-length scaling (lesson 09), both at test_length from
     // train_length.
     const double temperature = std::pow(wai::yarn_query_key_scale(s), 2.0);
@@ -166,11 +193,13 @@ int main(int argc, char** argv) {
     // Now a model. The experiment's model (D = 64, 2 layers, 1 head) with rope, 300 steps on each task
     // (make experiment-extension trains 2000 and tests up to 512), then the saved weights tested at 128
     // with each method at s = 4, and at 32 with s = 1. Seed 0 when this was written: lag at 128 0.992
-    // with no extension, 1.000 with NTK, 0.076 with PI and 0.070 with YaRN (chance 0.0625); seen at 128
-    // 0.833 with none, 0.897 PI, 0.861 NTK, 0.955 YaRN. The tasks want opposite things: lag needs the
-    // fast pairs' exact angles (NTK keeps them, PI and YaRN squeeze them); seen needs a content match
-    // at any distance, and is helped by keeping every angle inside what training showed (PI, YaRN)
-    // and by a sharper softmax (YaRN's temperature). make experiment-extension has the full picture.
+    // with no extension, 1.000 with NTK, 0.999 with YaRN, 0.076 with PI and 0.070 with yarn-paper
+    // (chance 0.0625); seen at 128 0.833 with none, 0.897 PI, 0.861 NTK, 0.937 YaRN, 0.955 yarn-paper.
+    // The tasks want opposite things: lag needs the fast pairs' exact angles (NTK and YaRN keep pair 0's,
+    // PI and the paper's ramp squeeze them); seen needs a content match at any distance, and is helped
+    // by keeping every angle inside what training showed (PI, the paper's ramp, YaRN for all but its
+    // fastest pairs) and by a sharper softmax (YaRN's temperature). make experiment-extension has the
+    // full picture.
     lesson::heading("A small model trained here (" + std::to_string(train_steps) + " steps at " + L + "), tested at " +
                     test + " with each method");
     // The weights go to the temporary folder under this process's id, so two lessons running at once
@@ -184,16 +213,21 @@ int main(int argc, char** argv) {
     std::filesystem::remove(seen_weights);
 
     bool same_at_one = true;
-    for (int m = 0; m < 3; ++m)
+    for (size_t m = 0; m < std::size(methods); ++m)
         same_at_one &= lag.extended_at_train[m] == lag.plain_at_train && seen.extended_at_train[m] == seen.plain_at_train;
     lesson::check(same_at_one, "at " + L + " (s = 1) every method gives RoPE's own accuracy, on both tasks");
-    lesson::check(lag.extended[1] > lag.plain - 0.05, "lag at " + test + ": NTK within 0.05 of no extension",
-                  std::to_string(lag.extended[1]) + " vs " + std::to_string(lag.plain));
-    lesson::check(lag.extended[0] < lag.plain - 0.5 && lag.extended[2] < lag.plain - 0.5,
-                  "lag at " + test + ": PI and YaRN lose more than half the accuracy (distance 3 no longer looks like 3)");
-    lesson::check(seen.extended[0] > seen.plain + 0.03 && seen.extended[2] > seen.plain + 0.03,
-                  "seen at " + test + ": PI and YaRN each more than 0.03 above no extension",
-                  "PI " + std::to_string(seen.extended[0]) + ", YaRN " + std::to_string(seen.extended[2]) + " vs " +
-                      std::to_string(seen.plain));
+    lesson::check(lag.extended[ntk_method] > lag.plain - 0.05 && lag.extended[yarn_method] > lag.plain - 0.05,
+                  "lag at " + test + ": NTK and YaRN within 0.05 of no extension (both keep pair 0's angles)",
+                  "NTK " + std::to_string(lag.extended[ntk_method]) + ", YaRN " + std::to_string(lag.extended[yarn_method]) +
+                      " vs " + std::to_string(lag.plain));
+    lesson::check(lag.extended[pi_method] < lag.plain - 0.5 && lag.extended[yarn_paper_method] < lag.plain - 0.5,
+                  "lag at " + test + ": PI and yarn-paper lose more than half the accuracy (distance 3 no longer looks like 3)",
+                  "PI " + std::to_string(lag.extended[pi_method]) + ", yarn-paper " +
+                      std::to_string(lag.extended[yarn_paper_method]) + " vs " + std::to_string(lag.plain));
+    lesson::check(seen.extended[pi_method] > seen.plain + 0.03 && seen.extended[yarn_method] > seen.plain + 0.03 &&
+                      seen.extended[yarn_paper_method] > seen.plain + 0.03,
+                  "seen at " + test + ": PI, YaRN and yarn-paper each more than 0.03 above no extension",
+                  "PI " + std::to_string(seen.extended[pi_method]) + ", YaRN " + std::to_string(seen.extended[yarn_method]) +
+                      ", yarn-paper " + std::to_string(seen.extended[yarn_paper_method]) + " vs " + std::to_string(seen.plain));
     return lesson::finish("11");
 }

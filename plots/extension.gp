@@ -29,7 +29,7 @@ do for [task in "lag seen"] {
             set key off
         }
         if (task eq "lag") {
-            set label 1 "PI and YaRN: at chance, on top of each other" at graph 0.3, graph 0.15 tc rgb "#555555" font ",10"
+            set label 1 "PI: at chance" at graph 0.3, graph 0.15 tc rgb "#555555" font ",10"
         } else {
             unset label 1
         }

@@ -1,4 +1,4 @@
-// rope_curves: the data for two pictures of RoPE's frequencies, from positional/rope.hpp and yarn.hpp.
+// rope_curves: the data for two pictures of RoPE's frequencies, from positional/rope.hpp and yarn_paper.hpp.
 //   build/plots/rope_curves OUT_DIR   writes OUT_DIR/rope_score.dat and OUT_DIR/wavelengths.dat
 // rope_score.dat: for the experiment's head (H = 64), the score of a query and a key that are both the
 //   all-ones vector, d positions apart, over its value at d = 0: the mean of cos(d * theta_i) over the
@@ -6,7 +6,8 @@
 //   slowly for the larger base. Bases 10,000 and 1,000,000; d from 0 to 100,000 on a log-spaced grid.
 // wavelengths.dat: 2 pi / theta_i for each pair i, the chapter's two bases 10,000 and 500,000 at
 //   H = 128 (where-am-i, "The frequencies, and longer contexts"), then the experiment's bases 10,000
-//   and 1,000,000 at H = 64 with YaRN's r_i = 32 / lambda_i and ramp gamma(r_i) for training length 32.
+//   and 1,000,000 at H = 64 with r_i = 32 / lambda_i and the paper's ramp gamma(r_i) for training length 32
+//   (yarn-paper, positional/yarn_paper.hpp).
 // Leaves out drawing (plots/*.gp) and any trained model (plots/attention_maps.cpp).
 #include <cmath>
 #include <cstdio>
@@ -16,7 +17,7 @@
 #include <vector>
 
 #include "positional/rope.hpp"
-#include "positional/yarn.hpp"
+#include "positional/yarn_paper.hpp"
 #include "tasks/atomic_file.hpp"
 #include "tasks/openblas_startup.hpp"
 #include "tasks/output_check.hpp"
@@ -63,7 +64,7 @@ std::string wavelength_table() {
     const std::vector<double> r_small = wai::yarn_turns_within(ours_small_theta, 32);
     const std::vector<double> r_large = wai::yarn_turns_within(ours_large_theta, 32);
     std::string text =
-        "# pair  lambda H=128 base 10,000  base 500,000 | H=64 base 10,000  base 1,000,000 | YaRN at L=32: r and gamma(r) "
+        "# pair  lambda H=128 base 10,000  base 500,000 | H=64 base 10,000  base 1,000,000 | yarn-paper at L=32: r and gamma(r) "
         "for base 10,000, then for base 1,000,000 ('-' past pair 31)\n";
     char line[256];
     for (size_t i = 0; i < chapter_small.size(); ++i) {

@@ -1,6 +1,6 @@
 # The wavelength 2 pi / theta_i of each pair: left, the chapter's two bases at head dimension 128
 # (where-am-i, "The frequencies, and longer contexts"); right, the experiment's head (H = 64) with
-# the training length 32 and YaRN's ramp at L = 32. From build/plots/rope_curves (wavelengths.dat).
+# the training length 32 and the turns r = 32 / lambda that YaRN's ramps read. From build/plots/rope_curves (wavelengths.dat).
 # Leaves out the other methods' changed wavelengths (lesson 11 prints them).
 call "plots/terminal.gp" "wavelengths" 1300 560
 set datafile missing "-"
@@ -33,7 +33,7 @@ set arrow 1 from graph 0, first 32 to graph 1, first 32 nohead dashtype 2 lc rgb
 set arrow 2 from graph 0, first 512 to graph 1, first 512 nohead dashtype 2 lc rgb "#555555"
 set label 1 "32: training length" at 20, 32 * 1.6 tc rgb "#555555" font ",10"
 set label 2 "512: longest test" at 20, 512 * 1.6 tc rgb "#555555" font ",10"
-set label 3 "shaded: a full turn within 32 positions (YaRN's r ≥ 1);\nno pair has r > 32: YaRN keeps none as it is" \
+set label 3 "shaded: a full turn within 32 positions (r ≥ 1); no pair has r > 32,\nyet YaRN's code keeps pair 0 whole (its ramp runs over pair indices)" \
     at graph 0.3, graph 0.09 tc rgb "#555555" font ",10"
 plot sprintf("%s/wavelengths.dat", data) using 1:4 with linespoints pt 7 ps 0.6 lw 2 lc rgb "#d62728" title "base 10,000 (rope)", \
      "" using 1:5 with linespoints pt 7 ps 0.6 lw 2 lc rgb "#ff7f0e" title "base 1,000,000 (rope:1000000)"

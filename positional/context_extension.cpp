@@ -9,12 +9,14 @@
 #include "positional/number_text.hpp"
 #include "positional/position_interpolation.hpp"
 #include "positional/yarn.hpp"
+#include "positional/yarn_paper.hpp"
 
 namespace wai {
 
 const char* const extension_spec_forms =
-    "pi[:s], ntk[:s], yarn[:s] (position interpolation, NTK-aware scaling, YaRN; s >= 1, by default the "
-    "longest test length / the training length)";
+    "pi[:s], ntk[:s], yarn[:s], yarn-paper[:s] (position interpolation, NTK-aware scaling, YaRN as its "
+    "authors' code ships it, YaRN's ramp as its paper prints it; s >= 1, by default the longest test length / "
+    "the training length)";
 
 ExtensionSpec parse_extension_spec(const std::string& text) {
     auto refuse = [&](const std::string& why) {
@@ -27,6 +29,7 @@ ExtensionSpec parse_extension_spec(const std::string& text) {
     if (name == "pi") spec.kind = ExtensionSpec::Kind::pi;
     else if (name == "ntk") spec.kind = ExtensionSpec::Kind::ntk;
     else if (name == "yarn") spec.kind = ExtensionSpec::Kind::yarn;
+    else if (name == "yarn-paper") spec.kind = ExtensionSpec::Kind::yarn_paper;
     else refuse("unknown method '" + name + "'");
     if (colon == std::string::npos) return spec;
     const std::string number = text.substr(colon + 1);
@@ -41,8 +44,15 @@ ExtensionSpec parse_extension_spec(const std::string& text) {
 }
 
 std::string extension_name(ExtensionSpec::Kind kind, double factor) {
+    const char* method = "";
+    switch (kind) {
+        case ExtensionSpec::Kind::pi: method = "pi"; break;
+        case ExtensionSpec::Kind::ntk: method = "ntk"; break;
+        case ExtensionSpec::Kind::yarn: method = "yarn"; break;
+        case ExtensionSpec::Kind::yarn_paper: method = "yarn-paper"; break;
+    }
     std::ostringstream s;
-    s << (kind == ExtensionSpec::Kind::pi ? "pi" : kind == ExtensionSpec::Kind::ntk ? "ntk" : "yarn") << ":" << factor;
+    s << method << ":" << factor;
     return s.str();
 }
 
@@ -57,8 +67,11 @@ void extend_context(RotaryPositions& rope, ExtensionSpec::Kind kind, double fact
             rope.frequencies = rope_frequencies(rope.head_dim, ntk_scaled_base(rope.base, rope.head_dim, factor));
             return;
         case ExtensionSpec::Kind::yarn:
+        case ExtensionSpec::Kind::yarn_paper:
             if (train_length <= 0) throw std::invalid_argument("yarn needs the training length, got " + std::to_string(train_length));
-            rope.frequencies = yarn_frequencies(original, factor, train_length);
+            rope.frequencies = kind == ExtensionSpec::Kind::yarn
+                                   ? yarn_frequencies(rope.head_dim, rope.base, factor, train_length)
+                                   : yarn_paper_frequencies(original, factor, train_length);
             rope.query_key_scale = static_cast<float>(yarn_query_key_scale(factor));
             return;
     }

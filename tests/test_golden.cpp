@@ -1,14 +1,20 @@
-// Tests against PyTorch, the yardstick: for both tasks and each of the chapter's seven schemes, our
-// Transformer starts from PyTorch's initial weights, runs PyTorch's batch forward and backward, and
-// must give PyTorch's logits, loss and every parameter's gradient; then one AdamW step must give
-// PyTorch's updated weights. The numbers are tests/reference/golden_<task>_<scheme>.safetensors,
+// Tests against PyTorch, the yardstick: for both tasks and each of the chapter's seven schemes and
+// t5, our Transformer starts from PyTorch's initial weights, runs PyTorch's batch forward and
+// backward, and must give PyTorch's logits, loss and every parameter's gradient; then one AdamW step
+// must give PyTorch's updated weights. The numbers are tests/reference/golden_<task>_<scheme>.safetensors,
 // written once by tests/reference/make_golden.py (PyTorch 1.13, float32); this test needs no Python.
+// Context extension against Hugging Face: every pair's frequency and the attention factor of PI, NTK
+// and YaRN (tests/reference/hf_rope_scaling.json, from hf_rope_scaling.py), and a RoPE model's logits
+// at 128 and 512 with each (golden_<task>_extension.safetensors).
 // Both kernels settings are held to it. Leaves out longer training (one step checks every op and the
 // optimizer) and more than one head.
 #include <catch2/catch.hpp>
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,7 +22,12 @@
 #include "nn/kernels_setting.hpp"
 #include "nn/loss.hpp"
 #include "nn/transformer.hpp"
+#include "positional/context_extension.hpp"
 #include "positional/make_position.hpp"
+#include "positional/ntk_scaling.hpp"
+#include "positional/position_interpolation.hpp"
+#include "positional/rope.hpp"
+#include "positional/yarn.hpp"
 #include "tasks/task.hpp"
 #include "tests/helpers.hpp"
 #include "tasks/weights_file.hpp"
@@ -86,24 +97,109 @@ void check_against_pytorch(const std::string& task_name, const std::string& sche
         INFO("grad." << name);
         CHECK(error_on_scale(parameter.grad(), golden.tensors.at("grad." + name)) <= tolerance);
     }
-    if (scheme != "none") return;  // the step is in the none file only: the optimizer is the same for every scheme
+    // The step is in the none file, for every weight: the optimizer is the same for every scheme. t5's
+    // file adds its bias table's step, the one weight no other scheme has.
+    if (scheme != "none" && scheme != "t5") return;
 
     AdamW optimizer(model.parameters());
     for (auto& [name, parameter] : model.named_parameters()) parameter.grad_buffer() = golden.tensors.at("grad." + name);
     optimizer.step();
+    int checked = 0;
     for (const auto& [name, parameter] : model.named_parameters()) {
         INFO("updated." << name);
+        if (scheme != "none" && !golden.tensors.count("updated." + name)) continue;
         CHECK(error_on_scale(parameter.value(), golden.tensors.at("updated." + name)) <= step_tolerance);
+        ++checked;
     }
+    CHECK(checked == (scheme == "none" ? static_cast<int>(model.named_parameters().size()) : 1));
+}
+
+ExtensionSpec::Kind method_kind(const std::string& method) { return parse_extension_spec(method).kind; }
+
+// A RoPE model from the task's starting weights, extended to each length by each method, against
+// PyTorch's logits with Hugging Face's frequencies.
+void check_extension_against_pytorch(const std::string& task_name) {
+    const WeightsFile start = read_weights_file(golden_file(task_name, "none"));
+    const WeightsFile golden = read_weights_file(golden_file(task_name, "extension"));
+    const std::vector<int> tokens = as_integers(golden.tensors.at("tokens"));  // (1, 512)
+    const Task task = make_task(task_name);
+    TransformerConfig config;
+    config.vocab = task.vocab;
+    config.outputs = task.outputs();
+    int compared = 0;
+    for (const std::string scheme : {"rope", "rope:1000000"})
+        for (const std::string method : {"pi", "ntk", "yarn"})
+            for (const int64_t T : {int64_t{128}, int64_t{512}}) {
+                std::string name = "logits." + method + "." + scheme + "." + std::to_string(T);
+                std::replace(name.begin(), name.end(), ':', '-');
+                INFO(name);
+                Generator unused(0);
+                Transformer model(config, make_position_encoding(parse_position_spec(scheme), config.dim, config.heads, unused),
+                                  unused);
+                load_parameters(model, start, golden_file(task_name, "none"));
+                extend_context(dynamic_cast<RotaryPositions&>(*model.position), method_kind(method),
+                               static_cast<double>(T) / 32.0, 32);
+                const std::vector<int> prefix(tokens.begin(), tokens.begin() + T);
+                const Value logits = model.forward(prefix, 1, T);  // (1, T, n_out)
+                CHECK(error_on_scale(logits.value(), golden.tensors.at(name)) <= tolerance);
+                ++compared;
+            }
+    CHECK(compared == 12);
 }
 
 }  // namespace
 
-TEST_CASE("golden: both tasks, every scheme, both kernels settings, match PyTorch (logits, loss, gradients, AdamW step)",
+TEST_CASE("golden: PI, NTK and YaRN give every pair Hugging Face's frequency, and YaRN its attention factor",
+          "[golden][extension]") {
+    // hf_rope_scaling.json holds Hugging Face's float32 results; ours are in double, so each pair is
+    // held to 1e-6 of its own size (float32 rounds to 6e-8; a wrong ramp or base is off by percents).
+    std::ifstream in(std::string(WAI_GOLDEN_DIR) + "/hf_rope_scaling.json");
+    REQUIRE(in);
+    const nlohmann::json document = nlohmann::json::parse(in);
+    int cases = 0, yarn_cases = 0;
+    for (const nlohmann::json& c : document.at("cases")) {
+        const std::string method = c.at("method");
+        const int64_t H = c.at("head_dim"), L = c.at("original_max_position_embeddings");
+        const double base = c.at("base"), s = c.at("factor");
+        INFO(method << ", H " << H << ", base " << base << ", s " << s << ", L " << L);
+        RotaryPositions rope(H, base);
+        extend_context(rope, method_kind(method), s, L);
+        const std::vector<double> hf = c.at("inv_freq");
+        REQUIRE(rope.frequencies.size() == hf.size());
+        for (size_t i = 0; i < hf.size(); ++i) {
+            INFO("pair " << i);
+            CHECK(rope.frequencies[i] == Approx(hf[i]).epsilon(1e-6));
+        }
+        CHECK(rope.query_key_scale == Approx(c.at("attention_factor").get<double>()).epsilon(1e-7));
+        if (method == "yarn") {
+            const std::vector<double> hf_kept = c.at("kept"), kept = yarn_kept_fractions(H, base, L);
+            REQUIRE(kept.size() == hf_kept.size());
+            for (size_t i = 0; i < kept.size(); ++i) CHECK(kept[i] == Approx(hf_kept[i]).margin(1e-6));
+            CHECK(yarn_query_key_scale(s) == c.at("attention_factor").get<double>());
+            ++yarn_cases;
+        }
+        ++cases;
+    }
+    CHECK(cases == 36);  // 2 heads and lengths x 2 bases x 3 factors x 3 methods
+    CHECK(yarn_cases == 12);
+}
+
+TEST_CASE("golden: RoPE models extended to 128 and 512 with PI, NTK and YaRN match PyTorch's logits, both kernels",
+          "[golden][extension]") {
+    for (const char* task : {"lag", "seen"})
+        for (const Kernels kernels : {Kernels::plain, Kernels::fast})
+            DYNAMIC_SECTION(task << " " << kernels_name(kernels)) {
+                const KernelsScope scope(kernels);
+                check_extension_against_pytorch(task);
+            }
+}
+
+TEST_CASE("golden: both tasks, every scheme and t5, both kernels settings, match PyTorch (logits, loss, gradients, AdamW step)",
           "[golden]") {
     for (const char* task : {"lag", "seen"})
         for (const Kernels kernels : {Kernels::plain, Kernels::fast})
-            for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
+            for (const char* scheme :
+                 {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625", "t5"})
                 DYNAMIC_SECTION(task << " " << kernels_name(kernels) << " " << scheme) {
                     const KernelsScope scope(kernels);
                     check_against_pytorch(task, scheme);
