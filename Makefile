@@ -186,7 +186,8 @@ experiment:
 
 experiment-locked:
 	@$(BUILD)/collect_results --prune --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs $(SEEDS)
-	@export EXPERIMENT_CLOCK="$$(date +%s) $$(ls $(RESULTS)/runs/*.txt 2>/dev/null | wc -l)"; \
+	@done=$$(ls $(RUN_FILES) 2>/dev/null | wc -l); echo $$done > $(RESULTS)/runs/.done; \
+	  export EXPERIMENT_CLOCK="$$(date +%s) $$done"; \
 	  exec $(MAKE) --no-print-directory -j$(JOBS) $(if $(SCHEDULER),experiment-$(SCHEDULER),experiment-runs)
 	@$(collect_and_draw)
 

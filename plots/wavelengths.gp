@@ -33,8 +33,8 @@ set arrow 1 from graph 0, first 32 to graph 1, first 32 nohead dashtype 2 lc rgb
 set arrow 2 from graph 0, first 512 to graph 1, first 512 nohead dashtype 2 lc rgb "#555555"
 set label 1 "32: training length" at 20, 32 * 1.6 tc rgb "#555555" font ",10"
 set label 2 "512: longest test" at 20, 512 * 1.6 tc rgb "#555555" font ",10"
-set label 3 "shaded: a full turn within 32 positions (r ≥ 1); no pair has r > 32,\nyet YaRN's code keeps pair 0 whole (its ramp runs over pair indices)" \
-    at graph 0.3, graph 0.09 tc rgb "#555555" font ",10"
+set label 3 "shaded: a full turn within 32 positions (r ≥ 1);\nno pair has r > 32, yet YaRN's code keeps\npair 0 whole (its ramp runs over pair indices)" \
+    at graph 0.3, graph 0.15 tc rgb "#555555" font ",10"
 plot sprintf("%s/wavelengths.dat", data) using 1:4 with linespoints pt 7 ps 0.6 lw 2 lc rgb "#d62728" title "base 10,000 (rope)", \
      "" using 1:5 with linespoints pt 7 ps 0.6 lw 2 lc rgb "#ff7f0e" title "base 1,000,000 (rope:1000000)"
 unset multiplot

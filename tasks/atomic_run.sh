@@ -6,7 +6,9 @@
 # succeeded and wrote exactly one line, a result line for its task, adds the line SETTINGS
 # ("settings: train_position TASK SCHEME SEED RUN_FLAGS", what the collectors check before they use
 # a result), and renames it to RESULT. Then, under LOCK_DIR/.lock, it counts the finished results
-# matching COUNT_GLOB into done_count (so two runs finishing together get different numbers) and
+# into done_count (so two runs finishing together get different numbers): LOCK_DIR/.done's number
+# plus one when make experiment left that file (the runs of its list already done), else the files
+# matching COUNT_GLOB; and it
 # leaves the start time in start. The program runs in the background so that a signal to the script
 # (make passes SIGTERM on to its jobs) is acted on at once, not when the training ends: stop it, wait
 # for it, and leave nothing behind. A program that wrote nothing or half a line (a full disk, a
@@ -31,7 +33,9 @@ run_atomically() {
         exit 1
     fi
     printf '%s\n' "$settings" >> "$tmp" || { echo "cannot write the settings line to $tmp" >&2; exit 1; }
-    done_count=$(flock "$lock_dir/.lock" sh -c 'mv "$1" "$2" && ls $3 | wc -l' sh "$tmp" "$result" "$count_glob") || exit 1
+    done_count=$(flock "$lock_dir/.lock" sh -c 'mv "$1" "$2" || exit 1
+        if [ -f "$4" ]; then n=$(( $(cat "$4") + 1 )); echo "$n" > "$4"; echo "$n"; else ls $3 | wc -l; fi' \
+        sh "$tmp" "$result" "$count_glob" "$lock_dir/.done") || exit 1
 }
 
 stop_run() {

@@ -31,6 +31,7 @@ experiment-jobs:
 	@$(MAKE) --no-print-directory all >&2
 	@mkdir -p $(RESULTS)/runs
 	@$(BUILD)/collect_results --prune --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs $(SEEDS) >&2
+	@rm -f $(RESULTS)/runs/.done  # the jobs count finished results themselves
 	+@list=$$(mktemp) && $(call experiment_job_list,$$list) && cat $$list; status=$$?; rm -f $$list $$list.listing; exit $$status
 
 # Missing runs are counted when make reads this file, and refused in one line as bad settings are.

@@ -52,8 +52,9 @@ const char* const usage =
     "  --save FILE  write the weights after training (safetensors)\n"
     "  --save-layout ours|chapter  name them as here (the default) or as the chapter's PyTorch model,\n"
     "               for its load_state_dict\n"
-    "  --extend METHOD[:s]  test a RoPE model with context extension by s: pi, ntk or yarn; s defaults\n"
-    "               to the longest test length / the training length\n"
+    "  --extend METHOD[:s]  test a RoPE model with context extension by s: pi, ntk, yarn (as its\n"
+    "               authors' code) or yarn-paper (the paper's printed ramp); s defaults to the longest\n"
+    "               test length / the training length\n"
     "  --kernels plain|fast  the model as a chain of plain ops, or with the fast kernels swapped in\n"
     "               (the default; the same result either way)\n"
     "  --threads N  OpenMP and OpenBLAS threads, 1 to 4 x the CPUs (default: OMP_NUM_THREADS, or every CPU)\n"
@@ -90,7 +91,7 @@ struct Options {
 
 const char* const flags_with_values[] = {"--steps", "--batch", "--train-len", "--test-lens", "--dim", "--layers",
                                          "--heads", "--mlp", "--lr", "--lag", "--vocab", "--eval-seqs", "--load",
-                                         "--save", "--extend", "--kernels", "--threads"};
+                                         "--save", "--save-layout", "--extend", "--kernels", "--threads"};
 
 // Every flag at most once, each value non-empty: a second --steps or an empty --save "" is refused
 // rather than one of them silently winning or meaning "none".

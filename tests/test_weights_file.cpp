@@ -201,7 +201,7 @@ TEST_CASE("weights file: a bad file is refused with its name, the fault and what
     CHECK_THAT(message_of<std::runtime_error>([] { read_weights_file("/nonexistent/weights.safetensors"); }),
                Contains("weights file '/nonexistent/weights.safetensors': cannot read it"));
     CHECK_THAT(message_of<std::runtime_error>([] { write_weights_file("/nonexistent/weights.safetensors", {}); }),
-               Contains("weights file '/nonexistent/weights.safetensors': cannot write it"));
+               Contains("cannot write /nonexistent/weights.safetensors: the folder '/nonexistent' does not exist"));
 }
 
 TEST_CASE("weights file: a file that does not fit the model is refused, and the model left alone", "[weights_file]") {
