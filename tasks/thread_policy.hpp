@@ -1,20 +1,21 @@
 // How many threads a run uses, and how they wait for work: no more threads than free cores, and a
-// short spin, then sleep, chosen before libgomp starts.
+// bounded spin, then sleep, chosen before libgomp starts.
 // A thread that waits (at the barrier closing a parallel region, or for the next region) spins on a
 // flag before it sleeps. libgomp's default is 300,000 spins, about 4 ms on the machine of
 // docs/performance.md, and OpenBLAS's OpenMP build waits the same way, its threads being libgomp's.
 // When another process holds one of two cores, a thread spinning that long keeps a core that the
 // thread it waits for needs: a training step on 2 threads took 5.5 times as long as on 1. Here a
-// waiting thread spins 1,000 times (about 13 us there), which still catches the 40% of the gaps
-// between a step's parallel regions that are shorter, then sleeps and gives its core up
-// (docs/performance.md, section 10). libgomp reads the setting only when it loads, so it is set in
+// waiting thread spins 100,000 times (about 1.3 ms there), which still catches nearly every gap
+// between a step's parallel regions on an idle machine (2 threads 21% faster than 1, as with the
+// default), then sleeps and gives its core up (docs/performance.md, section 10); a shorter spin
+// (1,000) held up better under load that starts after start-up but lost the idle gain. libgomp reads the setting only when it loads, so it is set in
 // the environment and the program started again (prepare_process, openblas_startup.hpp).
 // The thread count follows the cores that are free when it is set: a look of 100 ms at
 // /proc/stat, and no more threads than the cores other processes left idle (at least one). A
 // thread that must share its core with a busy process holds up every barrier of the step, however
 // it waits; one thread fewer does not (and `train_position lag rope 0 --steps 200` prints the same
 // line on 1 thread as on 2). OMP_DYNAMIC=false keeps the count asked for.
-// Leaves out following load that comes after the count is set, beyond the short spin above.
+// Leaves out following load that comes after the count is set.
 #pragma once
 
 #include <sched.h>
@@ -24,7 +25,7 @@
 namespace wai {
 
 // GOMP_SPINCOUNT set when the user set neither it nor OMP_WAIT_POLICY.
-inline constexpr const char* chosen_spin_count = "1000";
+inline constexpr const char* chosen_spin_count = "100000";
 
 // Sets GOMP_SPINCOUNT to chosen_spin_count unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set
 // already. True when it set it: libgomp has read its setting already, so the program must start
@@ -40,7 +41,7 @@ int threads_for_free_cores(int asked);
 // cannot be read.
 int threads_for_free_cores(int asked, const std::string& stat_before, const std::string& stat_after, const cpu_set_t& cpus);
 
-// What waiting threads do in this process, for a benchmark's header: "GOMP_SPINCOUNT=1000",
+// What waiting threads do in this process, for a benchmark's header: "GOMP_SPINCOUNT=100000",
 // "OMP_WAIT_POLICY=passive", or "libgomp's default" when neither is set.
 const char* wait_policy_description();
 

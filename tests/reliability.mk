@@ -27,7 +27,7 @@ valgrind: check-deps
 	@rm -f $(VALGRIND_BUILD)/weights.safetensors
 	@for extra in "--save $(VALGRIND_BUILD)/weights.safetensors" "--load $(VALGRIND_BUILD)/weights.safetensors"; do \
 	  echo "valgrind: train_position $(VALGRIND_RUN) $$extra"; \
-	  OPENBLAS_CORETYPE=Haswell GOMP_SPINCOUNT=1000 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
+	  OPENBLAS_CORETYPE=Haswell GOMP_SPINCOUNT=100000 valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite \
 	    --trace-children=yes $(VALGRIND_BUILD)/train_position $(VALGRIND_RUN) $$extra \
 	  || { echo "valgrind: FAILED: memcheck reported errors (above)"; exit 1; }; done
 	@echo "valgrind: no invalid read or write, no definite leak"

@@ -374,7 +374,7 @@ TEST_CASE("bench_step --scaling: waiting threads spin briefly unless the user ch
     Folder folder("bench_scaling");
     // The environment the program is started with, and the wait setting its restarted process runs with.
     const std::pair<const char*, const char*> cases[] = {
-        {"env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY", "waiting threads: GOMP_SPINCOUNT=1000\n"},
+        {"env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY", "waiting threads: GOMP_SPINCOUNT=100000\n"},
         {"env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=passive", "waiting threads: OMP_WAIT_POLICY=passive\n"},
         {"env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=50", "waiting threads: GOMP_SPINCOUNT=50\n"},
     };
