@@ -636,13 +636,16 @@ TEST_CASE("under an address-space limit a run ends with one out-of-memory line, 
     Folder folder("address_space");
     for (const char* limit : {"50000", "200000", "400000", "550000"}) {
         INFO("ulimit -v " << limit);
-        const Outcome o = script(folder, std::string("ulimit -v ") + limit + "; exec timeout 60 " +
+        // Two threads whatever the machine's load (a busy core would make it one: tasks/thread_policy.hpp).
+        const Outcome o = script(folder, std::string("ulimit -v ") + limit +
+                                             "; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 60 " +
                                              program_path("train_position") + " lag rope 0 --steps 5");
         check_one_line_refusal(o, 1, "train_position", "out of memory: the address-space limit (ulimit -v) is ");
         check_one_line_refusal(o, 1, "train_position", "a run needs at least ");
     }
     // Enough for the default run, not for one a hundred times its size: the run's own allocation fails.
-    const std::string enough = "ulimit -v 1000000; exec timeout 120 " + program_path("train_position");
+    const std::string enough =
+        "ulimit -v 1000000; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 120 " + program_path("train_position");
     CHECK(script(folder, enough + " lag rope 0 --steps 5").status == 0);
     check_one_line_refusal(script(folder, enough + " lag rope 0 --steps 2 --batch 512 --dim 512 --mlp 2048 --eval-seqs 512"),
                            1, "train_position", "out of memory: this run's sizes");
@@ -650,7 +653,8 @@ TEST_CASE("under an address-space limit a run ends with one out-of-memory line, 
     CHECK(script(folder, "ulimit -v 550000; OMP_NUM_THREADS=1 exec timeout 60 " + program_path("train_position") +
                              " lag rope 0 --steps 5").status == 0);
     // A data limit (ulimit -d) counts OpenBLAS's buffers too.
-    check_one_line_refusal(script(folder, "ulimit -d 200000; exec timeout 60 " + program_path("train_position") +
+    check_one_line_refusal(script(folder, "ulimit -d 200000; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 60 " +
+                                              program_path("train_position") +
                                               " lag rope 0 --steps 5"),
                            1, "train_position", "out of memory: the data limit (ulimit -d) is ");
 }
