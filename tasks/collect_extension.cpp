@@ -322,13 +322,12 @@ std::vector<int64_t> parse_lengths(const std::string& text) {
 int main(int argc, char** argv) {
     prepare_process(argv);
     return run_collector("collect_extension", [&] {
-        const bool pruning = argc >= 2 && std::string(argv[1]) == "--prune";
-        int first = pruning ? 2 : 1;
-        const std::string run_flags = take_run_flags(argc, argv, first);
-        if (argc < first + 3)
+        const CollectorCommandLine line = parse_collector_command_line(argc, argv);
+        const std::vector<std::string>& args = line.positional;
+        if (args.size() < 3)
             throw UsageError("usage: collect_extension [--prune] [--run-flags FLAGS] RESULTS LENGTHS SEED...  (LENGTHS as "
                              "32,64,128,256,512)");
-        const Setup setup{run_flags, argv[first], parse_lengths(argv[first + 1]), parse_seed_arguments(argc, argv, first + 2)};
-        return pruning ? prune(setup) : collect(setup);
+        const Setup setup{line.run_flags, args[0], parse_lengths(args[1]), parse_seed_arguments(args, 2)};
+        return line.prune ? prune(setup) : collect(setup);
     });
 }

@@ -276,13 +276,11 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
 int main(int argc, char** argv) {
     prepare_process(argv);
     return run_collector("collect_results", [&] {
-        const bool pruning = argc >= 2 && std::string(argv[1]) == "--prune";
-        int first = pruning ? 2 : 1;
-        const std::string run_flags = take_run_flags(argc, argv, first);
-        if (pruning && argc >= first + 2) return prune(argv[first], run_flags, parse_seed_arguments(argc, argv, first + 1));
-        if (!pruning && argc >= first + 5)
-            return collect(argv[first], run_flags, argv[first + 1], argv[first + 2], argv[first + 3],
-                           parse_seed_arguments(argc, argv, first + 4));
+        const CollectorCommandLine line = parse_collector_command_line(argc, argv);
+        const std::vector<std::string>& args = line.positional;
+        if (line.prune && args.size() >= 2) return prune(args[0], line.run_flags, parse_seed_arguments(args, 1));
+        if (!line.prune && args.size() >= 5)
+            return collect(args[0], line.run_flags, args[1], args[2], args[3], parse_seed_arguments(args, 4));
         std::cerr << "usage: collect_results [--run-flags FLAGS] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEED... | "
                      "--prune [--run-flags FLAGS] RUNS_DIR SEED...\n";
         return 2;

@@ -97,29 +97,41 @@ std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
     return seeds;
 }
 
-std::vector<uint64_t> parse_seed_arguments(int argc, char** argv, int first) {
+CollectorCommandLine parse_collector_command_line(int argc, char** argv) {
+    CollectorCommandLine line;
+    bool run_flags_seen = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
-        if (arg.empty()) throw UsageError("argument " + std::to_string(i) + " is empty; every argument needs a value");
-        if (arg == "--prune" && i > 1)
-            throw UsageError(std::string(argv[1]) == "--prune" ? "--prune is given twice" : "--prune must come first");
-        if (arg.rfind("--", 0) == 0 && arg != "--prune") throw UsageError("unknown flag '" + arg + "'; the only one is --prune");
+        if (arg == "--prune") {
+            if (line.prune) throw UsageError("--prune is given twice");
+            if (i > 1) throw UsageError("--prune must come first");
+            line.prune = true;
+        } else if (arg == "--run-flags") {
+            if (run_flags_seen) throw UsageError("--run-flags is given twice");
+            if (!line.positional.empty())
+                throw UsageError("--run-flags must come before the folder and the seeds (after --prune, if given)");
+            if (i + 1 >= argc) throw UsageError("--run-flags needs a value (make's RUN_FLAGS, may be empty)");
+            std::istringstream words(argv[++i]);  // the value may be empty and may start with "--"
+            for (std::string word; words >> word;) line.run_flags += (line.run_flags.empty() ? "" : " ") + word;
+            run_flags_seen = true;
+        } else if (arg.empty()) {
+            throw UsageError("argument " + std::to_string(i) + " is empty; every argument needs a value");
+        } else if (arg.rfind("--", 0) == 0) {
+            throw UsageError("unknown flag '" + arg + "'; the flags are --prune and --run-flags FLAGS");
+        } else {
+            line.positional.push_back(arg);
+        }
     }
+    return line;
+}
+
+std::vector<uint64_t> parse_seed_arguments(const std::vector<std::string>& positional, size_t first) {
     try {
-        return parse_seed_list(std::vector<std::string>(argv + first, argv + argc));
+        return parse_seed_list(std::vector<std::string>(positional.begin() + std::min(first, positional.size()),
+                                                        positional.end()));
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
-}
-
-std::string take_run_flags(int argc, char** argv, int& first) {
-    if (first >= argc || std::string(argv[first]) != "--run-flags") return "";
-    if (first + 1 >= argc) throw UsageError("--run-flags needs a value (make's RUN_FLAGS, may be empty)");
-    std::istringstream words(argv[first + 1]);
-    std::string flags;
-    for (std::string word; words >> word;) flags += (flags.empty() ? "" : " ") + word;
-    first += 2;
-    return flags;
 }
 
 void require_distinct_paths(const std::vector<std::pair<std::string, fs::path>>& named) {

@@ -64,13 +64,19 @@ struct UsageError : std::invalid_argument {
 // Seeds as typed on a command line: digits only (an integer parse alone would take "-1", "+1" and
 // " 1"), below 10^18, none twice, at least one. Throws std::invalid_argument.
 std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);
-// The seed arguments argv[first..], refused as a UsageError when malformed; and the whole command
-// line's shape, which both collectors share: no argument empty, --prune only as the first, no other
-// flag ("--prune --prune", "--seeds" and "" are refused).
-std::vector<uint64_t> parse_seed_arguments(int argc, char** argv, int first);
-// "--run-flags FLAGS" at argv[first], if there: FLAGS with its spaces made single (make's RUN_FLAGS
-// as the runs got them), and first moved past it; "" when absent.
-std::string take_run_flags(int argc, char** argv, int& first);
+// The collectors' shared command line: [--prune] [--run-flags FLAGS] then the positional arguments
+// (folder, table or lengths, seeds). Refused as a UsageError: a flag given twice, --prune anywhere but
+// first, --run-flags after a positional argument or without its value, any other "--" word, an empty
+// argument. FLAGS (make's RUN_FLAGS, which may be empty or start with "--") comes back with its
+// spaces made single, as the runs got it.
+struct CollectorCommandLine {
+    bool prune = false;
+    std::string run_flags;
+    std::vector<std::string> positional;
+};
+CollectorCommandLine parse_collector_command_line(int argc, char** argv);
+// The seeds among the positional arguments, positional[first..], refused as a UsageError when malformed.
+std::vector<uint64_t> parse_seed_arguments(const std::vector<std::string>& positional, size_t first);
 
 // Two outputs at one path (or an output over an input) would leave only one: a UsageError naming both.
 void require_distinct_paths(const std::vector<std::pair<std::string, std::filesystem::path>>& named);

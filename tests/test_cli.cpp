@@ -671,8 +671,11 @@ TEST_CASE("the collectors, bench_step and the lessons refuse a repeated flag, an
         // --prune RUNS_DIR SEED... and --prune RESULTS LENGTHS SEED...
         const std::vector<std::string> prune = collector == "collect_results" ? std::vector<std::string>{"--prune", "runs"}
                                                                               : std::vector<std::string>{"--prune", "runs", "32,64"};
-        // (collect_extension reads LENGTHS first, so there "--prune --prune" is refused for its LENGTHS.)
-        if (collector == "collect_results") refused(collector, concat({"--prune"}, concat(prune, {"0"})), collector, "--prune is given twice");
+        refused(collector, concat({"--prune"}, concat(prune, {"0"})), collector, "--prune is given twice");
+        refused(collector, concat(prune, {"0", "--run-flags", ""}), collector, "--run-flags must come before the folder");
+        refused(collector, {"--prune", "--run-flags", "", "--run-flags", "", "runs", "0"}, collector, "--run-flags is given twice");
+        refused(collector, {"--prune", "--run-flags"}, collector, "--run-flags needs a value");
+        refused(collector, {"--run-flags", "", "--prune", "runs", "0"}, collector, "--prune must come first");
         refused(collector, concat(prune, {"0", "--prune"}), collector, "--prune is given twice");
         refused(collector, concat(prune, {"0", "--seeds"}), collector, "unknown flag '--seeds'");
         refused(collector, concat(prune, {"", "0"}), collector, "is empty; every argument needs a value");
@@ -680,6 +683,16 @@ TEST_CASE("the collectors, bench_step and the lessons refuse a repeated flag, an
             refused(collector, concat(prune, {seed}), collector, "a SEED must be a non-negative integer below 10^18");
     }
     refused("collect_results", {"runs", "t", "a", "b", "0", "--prune"}, "collect_results", "--prune must come first");
+    // make passes RUN_FLAGS as one value, which may be empty or hold flags of its own: taken, not refused.
+    for (const std::string flags : {"", "--steps 30", "  --lr  0.002 --steps 30 "}) {
+        INFO("--run-flags [" << flags << "]");
+        const Outcome results = run(folder, "collect_results", {"--prune", "--run-flags", flags, "runs", "0", "1"});
+        CHECK(results.status == 0);
+        CHECK(results.err == "");
+        const Outcome extension = run(folder, "collect_extension", {"--prune", "--run-flags", flags, "runs", "32,64", "0"});
+        CHECK(extension.status == 0);
+        CHECK(extension.err == "");
+    }
     refused("collect_extension", {"--prune", "runs", "32,+64", "0"}, "collect_extension", "LENGTHS must be whole numbers");
     for (const char* flag : {"--steps", "--repeats", "--threads", "--kernels"}) {
         const std::string value = flag == std::string("--kernels") ? "fast" : "1";
