@@ -166,6 +166,11 @@ ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extensi
   run_flags_left = $(if $(2),$(call run_flags_left,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
   RUN_FLAG_CHARACTERS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 - _ . $(comma) : = +
   $(if $(call run_flags_left,$(subst $(space),,$(RUN_FLAGS)),$(RUN_FLAG_CHARACTERS)),$(error RUN_FLAGS may hold only flags and values made of letters, digits and - _ . $(comma) : = + (got '$(RUN_FLAGS)')))
+  # Flags each run is given by the experiment itself (a second one would be refused by every run), or
+  # that would make its figures other than the table's columns: refused here, once, in one line.
+  run_flags_owned := $(filter --quiet --save --save-layout --load --test-lens --extend,$(RUN_FLAGS))
+  $(if $(run_flags_owned),$(error RUN_FLAGS may not hold $(firstword $(run_flags_owned)): make experiment gives each run --quiet, --save and the lengths to test, and make experiment-extension also --load and --extend; training flags such as --steps, --lr, --dim are what RUN_FLAGS is for))
+  $(if $(filter experiment-extension,$(MAKECMDGOALS)),$(if $(filter --train-len,$(RUN_FLAGS)),$(error RUN_FLAGS may not hold --train-len for make experiment-extension: its lengths and scale factors are counted from the training length 32)))
   # A second make on the same results folder would delete the first one's live temporary files:
   # refused here in one line while the first holds the lock (the recipes take the lock itself).
   ifneq ($(filter-out 0,$(shell [ ! -e $(RESULTS)/.lock ] || flock -n $(RESULTS)/.lock true 2>/dev/null; echo $$?)),)

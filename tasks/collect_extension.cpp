@@ -240,8 +240,13 @@ std::string compare_with_experiment(const Setup& s) {
 int collect(const Setup& s) {
     std::ostringstream md;
     md << "# Context extension: accuracy past the training length\n\n"
-       << "Every model is the experiment's (D = 64, 2 layers, 1 head, 2000 steps at length " << train_length
-       << "), trained once with its weights saved. Each RoPE model is then tested again with position "
+       << (s.run_flags.empty()
+               ? "Every model is the experiment's (D = 64, 2 layers, 1 head, 2000 steps at length " +
+                     std::to_string(train_length) + ")"
+               : "Every model is train_position TASK SCHEME SEED " + s.run_flags +
+                     " (RUN_FLAGS: not the experiment's D = 64, 2 layers, 1 head, 2000 steps at length " +
+                     std::to_string(train_length) + ")")
+       << ", trained once with its weights saved. Each RoPE model is then tested again with position "
           "interpolation (PI), NTK-aware scaling and YaRN, at each length L with s = L / "
        << train_length << " (so s = 1 at 32, where every method is RoPE itself). Seeds: ";
     for (uint64_t seed : s.seeds) md << seed << " ";

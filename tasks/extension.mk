@@ -6,8 +6,9 @@
 #   position interpolation, NTK-aware scaling and YaRN at s = L / 32: one run per model, method, length.
 # Every run is one make target, written atomically (tasks/run_extension.sh), two at a time with one
 # thread each; an interrupted run leaves nothing, and make experiment-extension resumes. RUN_FLAGS
-# (e.g. --steps 100 --eval-seqs 16 for a quick try) go to every run, except the training length. Then
-# tasks/collect_extension.cpp writes results/extension.md and results/extension/{lag,seen}.dat.
+# (e.g. --steps 100 --eval-seqs 16 for a quick try) go to every run (a test drops their --steps); the
+# Makefile refuses --train-len and the flags set per run. Then tasks/collect_extension.cpp writes
+# results/extension.md and results/extension/{lag,seen}.dat.
 # Leaves out the chapter's experiment itself (make experiment) and the pictures (plots/plots.mk).
 .PHONY: experiment-extension extension-locked extension-runs
 

@@ -7,7 +7,8 @@
 #                 learned table has 128 rows, so learned is tested only at the lengths up to 128.
 #          pi | ntk | yarn: test the saved weights at the one length LENGTHS with that extension
 #                 (s = LENGTHS / 32, train_position's default); the line goes to DIR/MODE-LENGTHS/MODEL.txt.
-# FLAGS (make's RUN_FLAGS, e.g. --eval-seqs 64) come first, so the mode's own flags win.
+# FLAGS (make's RUN_FLAGS, e.g. --steps 100 --eval-seqs 16) go to every run; a test leaves out their
+# --steps (it evaluates with --steps 0). The Makefile refuses FLAGS that hold the flags set here.
 # The line is written to a temporary file and renamed (tasks/atomic_run.sh), so an interrupted run
 # leaves nothing behind and a rerun of make redoes exactly the missing runs; its second line records
 # the settings (the model and make's RUN_FLAGS), so a result made with other flags is run again. One thread per run: make runs two at a time.
@@ -27,6 +28,13 @@ if [ "$mode" = train ]; then
     set -- "$@" --save "$weights" --test-lens "$lengths"
     what="trained, tested at $lengths"
 else
+    # A test only evaluates the saved weights: the training's --steps (in FLAGS) gives way to --steps 0.
+    n=$#
+    while [ "$n" -gt 0 ]; do
+        flag=$1; shift; n=$((n - 1))
+        if [ "$flag" = --steps ] && [ "$n" -gt 0 ]; then shift; n=$((n - 1)); continue; fi
+        set -- "$@" "$flag"
+    done
     result=$dir/$mode-$lengths/$model.txt
     set -- "$@" --load "$weights" --steps 0 --test-lens "$lengths" --extend "$mode"
     what="$mode at $lengths"

@@ -74,9 +74,11 @@ else
     echo "  (make test TAGS='[cil]' not tried: $test_binary is not built)"
 fi
 
-# A bad RUN_FLAGS, and a fault in every run (a loss driven to NaN): each run refuses or stops with its
+# A bad RUN_FLAGS (a value that is no number, a flag the short variant already gives), and a fault
+# in every run (a loss driven to NaN): each run refuses or stops with its
 # line, and no result, temporary file or table is left.
-for case in "--steps x|train_position: --steps needs an integer, got 'x'" \
+for case in "--layers x|train_position: --layers needs an integer, got 'x'" \
+            "--steps 5|train_position: --steps is given twice" \
             "--lr 1e30|train_position: training stopped at step"; do
     run_flags=${case%%|*} expected=${case#*|}
     output=$(make --no-print-directory SANITIZE="$sanitize" experiment RESULTS="$root/fault" RUN_FLAGS="$flags $run_flags" 2>&1)
@@ -198,7 +200,9 @@ if [ $status -ne 0 ] && [ "$(printf '%s\n' "$output" | wc -l)" = 1 ] && printf '
 else
     fail "second make: exit status $status: $output; the first: exit status $first_status, $(done_lines "$root/first.log") runs"
 fi
-for case in "RESULTS=$root/with space|RESULTS must be one folder path" "RUN_FLAGS=--steps '3'|RUN_FLAGS may hold only"; do
+for case in "RESULTS=$root/with space|RESULTS must be one folder path" "RUN_FLAGS=--steps '3'|RUN_FLAGS may hold only" \
+            "RUN_FLAGS=--steps 5 --save w.safetensors|RUN_FLAGS may not hold --save" "RUN_FLAGS=--quiet|RUN_FLAGS may not hold --quiet" \
+            "RUN_FLAGS=--test-lens 32,64|RUN_FLAGS may not hold --test-lens" "RUN_FLAGS=--extend pi|RUN_FLAGS may not hold --extend"; do
     setting=${case%%|*} expected=${case#*|}
     output=$(make --no-print-directory SANITIZE="$sanitize" experiment RESULTS="$root/bad" "$setting" 2>&1)
     status=$?

@@ -3,9 +3,11 @@
 #                          a forced non-finite loss, and the same run giving the same bytes
 #   make test-experiment   tests/experiment_resume.sh: a short make experiment interrupted with
 #                          SIGINT and SIGTERM, resumed, its result files corrupted, redone
+#   make test-extension    tests/extension_experiment.sh: a short make experiment-extension end to end,
+#                          run again, damaged, made with other RUN_FLAGS, refused while in use
 #   make valgrind          one short train_position run (save, then load) under valgrind's memcheck
 # Leaves out the fuzzer (tests/fuzz/fuzz.mk) and the sanitizer builds (make test SANITIZE=...).
-.PHONY: test-experiment valgrind
+.PHONY: test-experiment test-extension valgrind
 
 # The [cli] tests run the programs of this build (build/ or build/address/ ...), so the test binary
 # needs them first; order-only, so relinking a program does not relink the tests.
@@ -15,6 +17,9 @@ $(BUILD)/tests/test_fuzz_regressions.o: CXXFLAGS += -DWAI_FUZZ_REGRESSIONS_DIR='
 
 test-experiment: all
 	@bash tests/experiment_resume.sh $(SANITIZE)
+
+test-extension: all
+	@bash tests/extension_experiment.sh $(SANITIZE)
 
 # valgrind 3.19 has no AVX-512, so this build is for a plain x86-64 (no -march=native), in its own
 # folder, and OpenBLAS is told its kernels and libgomp its spin count (else the program would start
