@@ -1,11 +1,12 @@
 // attention_maps: the attention weights of a trained model's layers on one test sequence, for pictures.
 //   build/plots/attention_maps WEIGHTS OUT_PREFIX [LENGTH]
-// WEIGHTS is a file train_position --save wrote (its metadata names the task, scheme and seed; the
-// model is the experiment's default size). The sequence is the first of that seed's test sequences
+// WEIGHTS is a file train_position --save wrote (its metadata names the task, scheme and seed, and
+// the model's sizes: a file without them, saved before they were recorded, is taken to be the
+// experiment's default size). The sequence is the first of that seed's test sequences
 // of LENGTH (default 128), the one the run was scored on. Writes OUT_PREFIX_layerK.dat for each layer:
 // LENGTH rows (query m) of LENGTH numbers (key n), the weight query m gives key n (0 for the keys
-// after the query, which the causal mask hides). Prints, per layer, where queries past the training length 32
-// look: how many put their largest weight exactly 3 back (lag's answer) and their mean distance.
+// after the query, which the causal mask hides). Prints, per layer, where queries past the training
+// length look: how many put their largest weight exactly the lag back (lag's answer) and their mean distance.
 // Leaves out models with more than one head (it writes head 0) and drawing (plots/attention.gp).
 #include <cmath>
 #include <cstdio>
@@ -21,13 +22,17 @@
 
 namespace {
 
-constexpr int64_t train_length = 32;
-
 std::string metadata(const wai::WeightsFile& file, const std::string& key, const std::string& path) {
     const auto found = file.metadata.find(key);
     if (found == file.metadata.end())
         throw std::runtime_error(path + ": no '" + key + "' in its metadata; save it with train_position --save");
     return found->second;
+}
+
+// A size the metadata records ("dim", "heads", ...), or `fallback` when the file does not record it.
+int64_t size_in(const wai::WeightsFile& file, const std::string& key, int64_t fallback, const std::string& path) {
+    const auto found = file.metadata.find(key);
+    return found == file.metadata.end() ? fallback : wai::parse_integer(found->second, path + ": its " + key);
 }
 
 // weights (T, T) of one layer as text: row m is query m.
@@ -60,6 +65,13 @@ int main(int argc, char** argv) {
         config.task = metadata(file, "task", path);
         config.scheme = metadata(file, "scheme", path);
         config.seed = static_cast<uint64_t>(wai::parse_integer(metadata(file, "seed", path), path + ": its seed"));
+        config.dim = size_in(file, "dim", config.dim, path);
+        config.layers = size_in(file, "layers", config.layers, path);
+        config.heads = size_in(file, "heads", config.heads, path);
+        config.mlp_hidden = size_in(file, "mlp", config.mlp_hidden, path);
+        config.vocab = size_in(file, "vocab", config.vocab, path);
+        config.lag = size_in(file, "lag", config.lag, path);
+        config.train_length = size_in(file, "train-len", config.train_length, path);
         config.test_lengths = {T};
         wai::validate(config);  // a learned model refuses a length past its table here
         const std::unique_ptr<wai::Transformer> model = wai::make_model(config);
@@ -78,23 +90,24 @@ int main(int argc, char** argv) {
                                       ", layer " + std::to_string(layer) + ": attention weights, row = query, column = key";
             const std::string out = prefix + "_layer" + std::to_string(layer) + ".dat";
             wai::write_file_atomically(out, matrix_text(weights.data(), T, title));
-            int64_t three_back = 0, queries = 0;
+            int64_t lag_back = 0, queries = 0;
             double mean_distance = 0.0;
-            for (int64_t m = train_length; m < T; ++m) {
+            for (int64_t m = config.train_length; m < T; ++m) {
                 const float* row = weights.data() + m * T;
                 int64_t best = 0;
                 for (int64_t n = 0; n <= m; ++n) {
                     if (row[n] > row[best]) best = n;
                     mean_distance += row[n] * static_cast<double>(m - n);
                 }
-                three_back += m - best == 3;
+                lag_back += m - best == config.lag;
                 ++queries;
             }
-            std::printf("%s %s seed %llu, layer %zu: of the %lld queries past %lld, %lld put their largest weight 3 back; "
+            std::printf("%s %s seed %llu, layer %zu: of the %lld queries past %lld, %lld put their largest weight %lld back; "
                         "mean distance attended %.1f\n",
                         config.task.c_str(), config.scheme.c_str(), static_cast<unsigned long long>(config.seed), layer,
-                        static_cast<long long>(queries), static_cast<long long>(train_length),
-                        static_cast<long long>(three_back), queries ? mean_distance / queries : 0.0);
+                        static_cast<long long>(queries), static_cast<long long>(config.train_length),
+                        static_cast<long long>(lag_back), static_cast<long long>(config.lag),
+                        queries ? mean_distance / queries : 0.0);
         }
         return 0;
     } catch (const std::exception& e) {

@@ -34,12 +34,25 @@ Task configured_task(const RunConfig& c) {
     return task;
 }
 
-// What a saved file was trained for ("steps": this run's, not counting a loaded file's). On loading,
-// the task and scheme must be this run's: a model saved with rope has the same parameters as one
-// without, and would load into it without complaint.
+// What a saved file was trained for ("steps": this run's, not counting a loaded file's), and the sizes
+// a reader needs to build its model again (make plots' attention_maps does). On loading, the task,
+// scheme and heads must be this run's: a model saved with rope has the same parameters as one
+// without, and one saved with 2 heads the same shapes as with 1; either would load without complaint.
 std::map<std::string, std::string> saved_for(const RunConfig& c) {
-    return {{"task", c.task}, {"scheme", c.scheme}, {"seed", std::to_string(c.seed)},
-            {"steps", std::to_string(c.steps)}, {"made_by", "whereami train_position"}};
+    const Task task = configured_task(c);
+    std::map<std::string, std::string> saved{
+        {"task", c.task},          {"scheme", c.scheme},
+        {"seed", std::to_string(c.seed)},
+        {"steps", std::to_string(c.steps)},
+        {"dim", std::to_string(c.dim)},
+        {"layers", std::to_string(c.layers)},
+        {"heads", std::to_string(c.heads)},
+        {"mlp", std::to_string(c.mlp_hidden)},
+        {"vocab", std::to_string(task.vocab)},
+        {"train-len", std::to_string(c.train_length)},
+        {"made_by", "whereami train_position"}};
+    if (task.kind == Task::Kind::lag) saved["lag"] = std::to_string(c.lag);
+    return saved;
 }
 
 // Reads c.load_path into model. Its metadata must name this run's task and scheme; a file that names
@@ -53,6 +66,11 @@ void load_run_weights(const RunConfig& c, Transformer& model) {
         throw std::runtime_error(fault + "saved as " + (has_task ? task->second : "(no task)") + " " +
                                  (has_scheme ? scheme->second : "(no scheme)") + "; this run is " + c.task + " " +
                                  c.scheme + "; load it into a run of the task and scheme it was saved as");
+    // The tensors' shapes hold every size but the number of heads: a file saved with other heads would
+    // load and split its attention another way, silently.
+    if (const auto heads = file.metadata.find("heads"); heads != file.metadata.end() && heads->second != std::to_string(c.heads))
+        throw std::runtime_error(fault + "saved with --heads " + heads->second + "; this run has --heads " +
+                                 std::to_string(c.heads) + "; give the heads it was saved with");
     const WeightsLayout layout = weights_layout(file, model, c.load_path);
     if (!has_task || !has_scheme) {
         if (layout == WeightsLayout::ours)

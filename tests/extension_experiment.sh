@@ -2,7 +2,9 @@
 # make test-extension: a short make experiment-extension (tiny model, 300 steps, one seed, lengths 32
 # and 64) end to end, through make as a user runs it: every run is made and the report and its data
 # are written; a second make runs nothing; a result file emptied or filled with garbage is redone,
-# and only it; other RUN_FLAGS redo every run; a second make on a folder in use is refused in one line.
+# and only it; other RUN_FLAGS redo every run; make plots, refused before make experiment, then draws
+# every picture from the short experiment and the grid; a second make on a folder in use is refused
+# in one line.
 # No temporary file is ever left. Exit 0 when all of this holds.
 #   tests/extension_experiment.sh [SANITIZE]   (the programs of that build are used)
 # Leaves out the full-size grid (make experiment-extension) and its figures.
@@ -87,6 +89,33 @@ if make --no-print-directory SANITIZE="$sanitize" experiment-extension RESULTS="
     ok "RUN_FLAGS with --lr 0.002 redid all $total runs, and extension.md names the flags"
 else
     fail "other RUN_FLAGS: $(runs_done) runs"; sed 's/^/    | /' "$root/out" | tail -10
+fi
+
+echo "extension_experiment: the pictures"
+# (The first make builds the picture programs; the second is what a user sees after that.)
+make --no-print-directory SANITIZE="$sanitize" plots RESULTS="$results" SEEDS=0 >/dev/null 2>&1
+make --no-print-directory SANITIZE="$sanitize" plots RESULTS="$results" SEEDS=0 >"$root/out" 2>&1
+status=$?
+# One line of ours (make adds its own "*** [plots] Error 1").
+if [ $status -ne 0 ] && grep -q "run make experiment first" "$root/out" && [ "$(grep -cv '^make: \*\*\*' "$root/out")" = 1 ]; then
+    ok "make plots without make experiment's results: $(head -n 1 "$root/out")"
+else
+    fail "make plots without make experiment's results: exit status $status: $(cat "$root/out")"
+fi
+# With the short experiment's results beside the extension's, every picture is drawn.
+if make --no-print-directory SANITIZE="$sanitize" experiment RESULTS="$results" SEEDS=0 RUN_FLAGS="$flags --lr 0.002" >"$root/out" 2>&1 &&
+   make --no-print-directory SANITIZE="$sanitize" plots RESULTS="$results" SEEDS=0 >"$root/out" 2>&1; then
+    drawn=0 missing=
+    for name in experiment attention rope_score wavelengths accuracy extension; do
+        if [ -s "$results/plots/$name.svg" ] && head -c 8 "$results/plots/$name.png" | od -An -tx1 | grep -q '89 50 4e 47 0d 0a 1a 0a'; then
+            drawn=$((drawn + 1))
+        else
+            missing="$missing $name"
+        fi
+    done
+    [ $drawn = 6 ] && ok "make plots after both drew all 6 pictures (SVG and PNG)" || fail "make plots: not drawn:$missing"
+else
+    fail "make experiment then make plots"; sed 's/^/    | /' "$root/out" | tail -10
 fi
 
 echo "extension_experiment: a second make on a folder in use"

@@ -582,6 +582,8 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
         {"other_scheme", "lag rope", "saved as lag rope:1000000; this run is lag rope",
          weights(tensors, with_metadata({{"scheme", "rope:1000000"}}))},
         {"same_parameters_other_scheme", "lag none", "saved as lag rope; this run is lag none", weights(tensors, saved.metadata)},
+        {"other_heads", "lag rope", "saved with --heads 2; this run has --heads 1; give the heads it was saved with",
+         weights(tensors, with_metadata({{"heads", "2"}}))},
         {"no_metadata", "lag rope", "its __metadata__ does not say the task and scheme it was saved as", weights(tensors, {})},
         {"no_scheme", "lag rope", "its __metadata__ does not say", weights(tensors, {{"task", "lag"}})},
         {"unknown_tensor", "lag rope", "tensor 'blocks.0.attention.gate.weight' is not a parameter of this model",
@@ -596,6 +598,19 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
         c.make(path);
         check_refused(train_position(folder, c.run + " 0 --steps 0" + tiny + " --load " + path), path, c.message);
     }
+    // The file records the sizes its model is built from; heads, which its shapes cannot tell, are checked
+    // on loading: saved with 2 heads, it loads with 2 and is refused with 1.
+    CHECK(saved.metadata.at("heads") == "1");
+    CHECK(saved.metadata.at("vocab") == "16");
+    CHECK(saved.metadata.at("lag") == "3");
+    CHECK(saved.metadata.at("train-len") == "32");
+    const std::string two_heads = folder.file("two_heads.safetensors");
+    REQUIRE(train_position(folder, "lag rope 0 --steps 2" + tiny + " --heads 2 --save " + two_heads).status == 0);
+    CHECK(read_weights_file(two_heads).metadata.at("heads") == "2");
+    CHECK(read_weights_file(two_heads).metadata.at("dim") == saved.metadata.at("dim"));
+    CHECK(train_position(folder, "lag rope 0 --steps 0" + tiny + " --heads 2 --load " + two_heads).status == 0);
+    check_refused(train_position(folder, "lag rope 0 --steps 0" + tiny + " --load " + two_heads), two_heads,
+                  "saved with --heads 2; this run has --heads 1");
     // The good file still loads, in our layout and in the chapter's.
     CHECK(train_position(folder, "lag rope 0 --steps 0" + tiny + " --load " + good).status == 0);
     const std::string chapter = folder.file("chapter.safetensors");
