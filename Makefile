@@ -35,7 +35,7 @@ LIB_OBJECTS := $(LIB_SOURCES:%.cpp=$(BUILD)/%.o)
 LIBRARY     := $(BUILD)/libwhereami.a
 PROGRAMS    := $(BUILD)/train_position $(BUILD)/collect_results $(BUILD)/collect_extension
 
-TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp))
+TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp)) tests/programs.cpp
 TEST_OBJECTS := $(TEST_SOURCES:%.cpp=$(BUILD)/%.o)
 TEST_BINARY  := $(BUILD)/run_tests
 
@@ -103,8 +103,8 @@ endif
 $(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
 $(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'
-# The weight-file tests run this build's train_position and tests/reference/roundtrip.py.
-$(BUILD)/tests/test_weights_file.o: CXXFLAGS += -DWAI_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -DWAI_SOURCE_DIR='"$(CURDIR)"'
+# The tests that run this build's programs (tests/programs.hpp) find them, and the source tree, here.
+$(BUILD)/tests/programs.o: CXXFLAGS += -DWAI_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -DWAI_SOURCE_DIR='"$(CURDIR)"'
 
 # Objects depend on the compiler and flags they were built with, written to $(BUILD)/compile_flags.txt
 # and rewritten only when they change: a new flag rebuilds everything, any other edit of the

@@ -1,5 +1,5 @@
 # Reliability checks beyond the unit tests (included by the Makefile):
-#   make test              also runs tests/test_cli.cpp ([cli]): the real programs on bad input,
+#   make test              also runs tests/test_cli_*.cpp ([cli]): the real programs on bad input,
 #                          a forced non-finite loss, and the same run giving the same bytes
 #   make test-experiment   tests/experiment_resume.sh: a short make experiment interrupted with
 #                          SIGINT and SIGTERM, resumed, its result files corrupted, redone
@@ -12,7 +12,6 @@
 # The [cli] tests run the programs of this build (build/ or build/address/ ...), so the test binary
 # needs them first; order-only, so relinking a program does not relink the tests.
 $(TEST_BINARY): | $(PROGRAMS) $(LESSON_PROGRAMS) $(BUILD)/bench_step
-$(BUILD)/tests/test_cli.o: CXXFLAGS += -DWAI_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -DWAI_SOURCE_DIR='"$(CURDIR)"'
 $(BUILD)/tests/test_fuzz_regressions.o: CXXFLAGS += -DWAI_FUZZ_REGRESSIONS_DIR='"$(CURDIR)/tests/fuzz/regressions"'
 
 test-experiment: all

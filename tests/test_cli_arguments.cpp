@@ -1,0 +1,164 @@
+// train_position's command line, run as a user runs it: each bad argument (unknown, missing, empty,
+// repeated, out of range, a number outside the one syntax) is refused with one line on stderr and
+// exit code 2; a long scheme never cuts the result line.
+// Leaves out the other programs' arguments (tests/test_cli_tools.cpp) and bad weight files
+// (tests/test_weights_programs.cpp).
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "tests/programs.hpp"
+
+using namespace wai::testing;
+using Catch::Matchers::Contains;
+using Catch::Matchers::Matches;
+using Catch::Matchers::StartsWith;
+namespace fs = std::filesystem;
+
+TEST_CASE("train_position: each bad argument is refused with one line and exit code 2", "[cli]") {
+    Folder folder("bad_arguments");
+    struct Case {
+        const char* line;
+        const char* message;
+    };
+    const Case cases[] = {
+        {"foo none 0", "unknown task 'foo': the tasks are lag and seen"},
+        {"<empty> none 0", "unknown task ''"},
+        {"lag rope:abc 0", "bad position scheme 'rope:abc': 'abc' is not a number; valid forms: none, sinusoid"},
+        {"lag alibi:-1 0", "bad position scheme 'alibi:-1': an ALiBi slope must be positive; valid forms"},
+        {"lag pos 0", "unknown scheme 'pos'; valid forms"},
+        {"lag rope: 0", "bad position scheme 'rope:'"},
+        {"lag alibi:nan 0", "bad position scheme 'alibi:nan'"},
+        {"lag none", "expected TASK SCHEME SEED, got 2 positional arguments"},
+        {"lag none 0 7", "expected TASK SCHEME SEED, got 4 positional arguments"},
+        {"lag none 0 --steps", "--steps needs a value"},
+        {"lag none 0 --load", "--load needs a value"},
+        {"lag none 0 --test-lens", "--test-lens needs a value"},
+        {"lag none 0 --stpes 5", "unknown flag '--stpes'"},
+        {"lag none 0 --steps 0", "--steps must be positive, got 0 (0 is allowed with --load"},
+        {"lag none 0 --steps -5", "--steps must be positive, got -5"},
+        {"lag none 0 --batch 0", "--batch must be positive, got 0"},
+        {"lag none 0 --batch -1", "--batch must be positive, got -1"},
+        {"lag none 0 --dim 0", "--dim must be positive, got 0"},
+        {"lag none 0 --layers 0", "--layers must be positive, got 0"},
+        {"lag none 0 --heads 0", "--heads must be positive, got 0"},
+        {"lag none 0 --mlp -3", "--mlp must be positive, got -3"},
+        {"lag none 0 --eval-seqs 0", "--eval-seqs must be positive, got 0"},
+        {"lag none 0 --train-len 0", "--train-len must be positive, got 0"},
+        {"lag none 0 --test-lens 0,64", "a test length must be positive, got 0"},
+        {"lag none 0 --test-lens 32,-64", "a test length must be positive, got -64"},
+        {"lag none 0 --lag 0", "--lag must be positive, got 0"},
+        {"lag none 0 --vocab 0", "--vocab must be positive, got 0"},
+        {"lag none 0 --threads 0", "--threads must be a whole number from 1 to "},
+        {"lag none 0 --kernels fused", "unknown kernels 'fused': the choices are plain (the chain of plain ops) and fast"},
+        {"lag none 0 --kernels", "--kernels needs a value"},
+        {"lag none 0 --lr 0", "--lr must be a positive number"},
+        {"lag none 0 --lr -0.001", "--lr must be a positive number"},
+        // Sizes far too large: refused before they overflow a product (--batch 2^62 was a segfault)
+        // or fill the machine's memory.
+        {"lag none 0 --dim 100000000", "--dim must be at most 4096, got 100000000"},
+        {"lag none 0 --batch 4611686018427387904", "--batch must be at most 4096"},
+        {"lag none 0 --train-len 1000000000", "--train-len must be at most 4096"},
+        {"lag none 0 --layers 100000000000", "--layers must be at most 64"},
+        {"lag none 0 --mlp 10000000000", "--mlp must be at most 16384"},
+        {"lag none 0 --vocab 3000000000", "--vocab must be at most 65536"},
+        {"lag none 0 --eval-seqs 1000000000000", "--eval-seqs must be at most 65536"},
+        {"lag none 0 --test-lens 32,1000000000", "a test length must be at most 4096"},
+        {"lag none 0 --threads 5000", "CPUs this process may run on), got '5000'"},
+        {"lag none 0 --steps abc", "--steps needs an integer, got 'abc'"},
+        {"lag none 0 --steps 1e3", "--steps needs an integer, got '1e3'"},
+        {"lag none 0 --steps 3.5", "--steps needs an integer, got '3.5'"},
+        {"lag none 0 --steps <empty>", "--steps needs a value, got an empty one"},
+        {"lag none 0 --dim 0x40", "--dim needs an integer, got '0x40'"},
+        {"lag none 0 --steps 99999999999999999999", "--steps needs an integer, got '99999999999999999999'"},
+        {"lag none x", "SEED needs an integer, got 'x'"},
+        {"lag none -1", "SEED must be a non-negative integer, got '-1'"},
+        {"lag none 0 --lr abc", "--lr needs a number, got 'abc'"},
+        {"lag none 0 --lr nan", "--lr needs a number, got 'nan'"},
+        {"lag none 0 --lr inf", "--lr needs a number, got 'inf'"},
+        {"lag none 0 --lr 1e300", "--lr 1e300 is past the largest float32"},
+        {"lag none 0 --test-lens 32,,64", "--test-lens needs an integer, got ''"},
+        {"lag none 0 --test-lens 32,64,", "--test-lens needs a list like 32,64,128, got '32,64,'"},
+        {"lag none 0 --test-lens abc", "--test-lens needs an integer, got 'abc'"},
+        {"lag learned 0 --test-lens 32,129", "test length 129 is past the learned table's 128 rows"},
+        {"lag learned 0 --train-len 200 --test-lens 64", "--train-len 200 is past the learned table's 128 rows"},
+        {"lag none 0 --dim 64 --heads 3", "--heads 3 does not divide --dim 64"},
+        {"lag rope 0 --dim 6 --heads 2", "rope needs an even head dimension, got 3"},
+        {"lag none 0 --lag 32", "--lag 32 must be smaller than --train-len 32"},
+        {"lag none 0 --lag 40 --train-len 32", "--lag 40 must be smaller than --train-len 32"},
+        {"lag none 0 --test-lens 3", "test length 3 must be longer than --lag 3"},
+        {"seen none 0 --vocab 1", "--vocab must be at least 2 for seen"},
+        {"lag none 0 --save /nonexistent/weights.safetensors", "the folder '/nonexistent' does not exist"},
+        {"seen none 0 --train-len 1", "and log 1 = 0"},
+    };
+    for (const Case& c : cases) {
+        INFO("train_position " << c.line);
+        check_one_line_refusal(run(folder, "train_position", with_tiny_sizes(c.line)), 2, "train_position", c.message);
+    }
+    const Outcome help = run(folder, "train_position", {"--help"});
+    CHECK(help.status == 0);
+    CHECK_THAT(help.out, StartsWith("usage: train_position TASK SCHEME SEED"));
+}
+
+TEST_CASE("train_position: every flag refuses a missing, empty or repeated value, and numbers outside the one syntax", "[cli]") {
+    Folder folder("flag_classes");
+    const std::vector<std::string> integer_flags = {"--steps", "--batch", "--train-len", "--dim", "--layers", "--heads",
+                                                    "--mlp", "--lag", "--vocab", "--eval-seqs"};
+    const std::vector<std::string> other_flags = {"--test-lens", "--lr", "--load", "--save", "--extend", "--kernels", "--threads"};
+    const std::string junk = "\xff\xfe\n\x1b[31m";  // not UTF-8, a newline and a terminal escape
+    int cases = 0;
+    const auto refused = [&](const std::vector<std::string>& args, const std::string& fragment) {
+        INFO("train_position " << [&] { std::string s; for (auto& a : args) s += "[" + a + "] "; return s; }());
+        check_one_line_refusal(run(folder, "train_position", args), 2, "train_position", fragment);
+        ++cases;
+    };
+    for (const std::vector<std::string>* flags : {&integer_flags, &other_flags})
+        for (const std::string& flag : *flags) {
+            refused(tiny_with({flag}), flag + " needs a value");
+            refused(tiny_with({flag, ""}), flag + " needs a value, got an empty one");
+            const std::string good = flag == "--test-lens" ? "32,64" : flag == "--lr" ? "0.01" : flag == "--extend" ? "pi"
+                                     : flag == "--kernels" ? "fast" : flag == "--load" || flag == "--save" ? "w" : "4";
+            refused(tiny_with({flag, good, flag, good}), flag + " is given twice");
+            // Junk is quoted with its bytes escaped, so the message stays one line. (Junk is a valid
+            // file name for --save; for --load it names no file, a failed run, exit code 1.)
+            if (flag == "--save") continue;
+            const Outcome o = run(folder, "train_position", tiny_with({flag, junk}, "lag rope 0"));
+            check_one_line_refusal(o, flag == "--load" ? 1 : 2, "train_position", "\\xff\\xfe\\x0a\\x1b[31m");
+            ++cases;
+        }
+    refused(tiny_with({"--quiet", "--quiet"}), "--quiet is given twice");
+    // Integers: digits with an optional leading '-', nothing else.
+    for (const std::string& flag : integer_flags)
+        for (const std::string value : {"+5", " 5", "5 ", "0x10", "1e3", "5.0", "99999999999999999999", "-", "--5"})
+            refused(tiny_with({flag, value}), flag + " needs an integer, got '" + value + "'");
+    refused(tiny_with({"--heads", "-5"}), "--heads must be positive, got -5");
+    refused(tiny_with({"--lag", "-1"}), "--lag must be positive, got -1");
+    for (const std::string value : {"+0.01", " 0.01", "0.01 ", "0x1p-7", "1e", ".", "-.", "1e400", "infinity"})
+        refused(tiny_with({"--lr", value}), "--lr needs a number, got '" + value + "'");
+    refused(tiny_with({"--lr", "-0.01"}), "--lr must be a positive number");
+    for (const std::string value : {"32,+64", "32, 64", "32 ,64", "0x20", "32,1e2"}) refused(tiny_with({"--test-lens", value}), "--test-lens needs an integer");
+    for (const std::string value : {"+2", " 2", "2 ", "0x2", "1e1", "0", "-3", "99999999", "100000000000000000000"})
+        refused(tiny_with({"--threads", value}), "--threads must be a whole number from 1 to ");
+    for (const std::string seed : {"+5", " 5", "5 ", "0x10", "1e3", "99999999999999999999", "-"})
+        refused(concat({"lag", "none", seed}, tiny), "SEED needs an integer, got '" + seed + "'");
+    refused(concat({"lag", "none", "-1"}, tiny), "SEED must be a non-negative integer, got '-1'");
+    for (const std::string spec : {"rope:+100", "rope: 100", "rope:100 ", "alibi:0x1p-1", "rope:1e"})
+        refused(concat({"lag", spec, "0"}, tiny), "is not a number");
+    for (const std::string spec : {"pi:+2", "ntk: 2", "yarn:2 ", "pi:0x2"})
+        refused(tiny_with({"--extend", spec}, "lag rope 0"), "is not a number");
+    refused(tiny_with({"--train-len", "1"}, "seen none 0"), "--train-len must be at least 2, got 1: the scaled test multiplies the scores by log(test length) / log(train length), and log 1 = 0");
+    CHECK(cases > 150);
+    // And the one syntax still reads what it should.
+    CHECK(run(folder, "train_position", tiny_with({"--lr", ".5e-3"}, "lag rope 007")).status == 0);
+    CHECK(run(folder, "train_position", tiny_with({"--lr", "5E-4", "--test-lens", "32,064"}, "lag rope 0")).status == 0);
+}
+
+TEST_CASE("train_position: the result line is never cut, whatever the scheme's length", "[cli]") {
+    Folder folder("long_scheme");
+    const std::string scheme = "rope:1000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
+    const Outcome o = run(folder, "train_position", tiny_with({"--extend", "yarn:1.25"}, "lag " + scheme + " 0"));
+    REQUIRE(o.status == 0);
+    CHECK_THAT(o.out, StartsWith("lag  " + scheme + "+yarn:1.25 seed 0: length 32 / 64 / 128: "));
+    CHECK_THAT(o.out, Matches(".*; scores x log128/log32: [01]\\.[0-9]{3}\n"));
+}

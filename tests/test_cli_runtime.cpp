@@ -1,0 +1,109 @@
+// While a program runs: thread counts from the environment are bounded and checked before OpenMP and
+// OpenBLAS start; waiting threads spin briefly unless the user chose how they wait; under an address-
+// space or data limit a run ends with one out-of-memory line, never a spin in OpenBLAS's allocator; a
+// loss driven to NaN stops training naming the step, and a model whose outputs are NaN is not scored.
+// Leaves out the arguments (tests/test_cli_arguments.cpp, tests/test_cli_tools.cpp).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/programs.hpp"
+
+using namespace wai::testing;
+using Catch::Matchers::Contains;
+using Catch::Matchers::Matches;
+using Catch::Matchers::StartsWith;
+namespace fs = std::filesystem;
+
+TEST_CASE("train_position: a loss driven to NaN by a huge learning rate stops training, naming the step", "[cli]") {
+    Folder folder("nan_loss");
+    for (const char* run_line : {"lag none 0", "seen rope 1"}) {
+        INFO(run_line);
+        const std::string weights = folder.file("never_written.safetensors");
+        const auto args = tiny_with({"--steps", "50", "--lr", "1e30", "--save", weights}, run_line);
+        const Outcome o = run(folder, "train_position", args);
+        check_one_line_refusal(o, 1, "train_position", "(try a smaller --lr)");
+        CHECK_THAT(o.err, Matches("train_position: training stopped at step [0-9]+: the loss is -?(nan|inf)[^\n]*\n"));
+        CHECK_FALSE(fs::exists(weights));  // nothing is saved from a run that failed
+        CHECK_FALSE(fs::exists(weights + ".tmp"));
+    }
+    // One step: its loss was finite, but the weights it left give NaN outputs. An argmax over NaN would
+    // still print a plausible accuracy; the evaluation refuses instead, and no result line is printed.
+    const auto one_step = tiny_with({"--steps", "1", "--lr", "1e30"}, "lag none 0");
+    check_one_line_refusal(run(folder, "train_position", one_step), 1, "train_position",
+                           "evaluation at length 32: the model's outputs hold NaN or infinity");
+}
+
+TEST_CASE("bench_step --scaling: waiting threads spin briefly unless the user chose how they wait", "[cli]") {
+    Folder folder("bench_scaling");
+    // The environment the program is started with, and the wait setting its restarted process runs with.
+    const std::pair<const char*, const char*> cases[] = {
+        {"env -u GOMP_SPINCOUNT -u OMP_WAIT_POLICY", "waiting threads: GOMP_SPINCOUNT=100000\n"},
+        {"env -u GOMP_SPINCOUNT OMP_WAIT_POLICY=passive", "waiting threads: OMP_WAIT_POLICY=passive\n"},
+        {"env -u OMP_WAIT_POLICY GOMP_SPINCOUNT=50", "waiting threads: GOMP_SPINCOUNT=50\n"},
+    };
+    for (const auto& [environment, setting] : cases) {
+        INFO(environment);
+        const Outcome o = script(folder, std::string("exec ") + environment + " " + program_path("bench_step") +
+                                             " --scaling 2 --steps 1 --repeats 1");
+        INFO("stdout: " << o.out << "stderr: " << o.err);
+        CHECK(o.status == 0);
+        CHECK(o.err.empty());
+        CHECK_THAT(o.out, Contains(setting));
+        CHECK_THAT(o.out, Matches("(.|\n)*bench: 2 threads asked / 1 thread: [0-9.]+ as the machine is, [0-9.]+ with one core busy\n(.|\n)*"));
+    }
+    // On one CPU there is no core to spare for the busy loop: refused before any timing.
+    const Outcome one_cpu = script(folder, "exec taskset -c 0 " + program_path("bench_step") + " --scaling 2 --steps 1 --repeats 1");
+    check_one_line_refusal(one_cpu, 1, "bench_step", "--scaling needs at least 2 CPUs to run on");
+}
+
+TEST_CASE("thread counts in the environment are bounded, and checked before OpenMP and OpenBLAS start", "[cli]") {
+    Folder folder("thread_environment");
+    const std::vector<std::string> programs = {"train_position " + tiny_line("lag rope 0"), "lessons/03_sinusoids",
+                                               "bench_step --steps 1 --repeats 1", "collect_results --prune runs 0"};
+    int cases = 0;
+    for (const char* variable : {"OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS"})
+        for (const std::string value : {"abc", "", "0", "-3", "+2", " 2", "2 ", "4,2", "0x2", "99999999", "\xff\n"})
+            for (const std::string& program : programs) {
+                INFO(variable << "='" << value << "' " << program);
+                const std::string name = fs::path(words(program)[0]).filename().string();
+                const Outcome o = script(folder, std::string(variable) + "=" + quoted(value) + " exec " +
+                                                     quoted(build_dir) + "/" + program);
+                check_one_line_refusal(o, 2, name, std::string(variable) + " is '");
+                check_one_line_refusal(o, 2, name, "a thread count must be a whole number from 1 to ");
+                ++cases;
+            }
+    CHECK(cases == 3 * 11 * 4);
+    CHECK(script(folder, "OMP_NUM_THREADS=1 exec " + program_path("train_position") + " " + tiny_line("lag rope 0")).status == 0);
+}
+
+TEST_CASE("under an address-space limit a run ends with one out-of-memory line, never a spin in OpenBLAS", "[cli]") {
+    // A sanitizer build maps terabytes of shadow memory at start-up, which no such limit allows.
+    if (fs::path(build_dir).filename() != "build") return;
+    Folder folder("address_space");
+    for (const char* limit : {"50000", "200000", "400000", "550000"}) {
+        INFO("ulimit -v " << limit);
+        // Two threads whatever the machine's load (a busy core would make it one: tasks/thread_policy.hpp).
+        const Outcome o = script(folder, std::string("ulimit -v ") + limit +
+                                             "; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 60 " +
+                                             program_path("train_position") + " lag rope 0 --steps 5");
+        check_one_line_refusal(o, 1, "train_position", "out of memory: the address-space limit (ulimit -v) is ");
+        check_one_line_refusal(o, 1, "train_position", "a run needs at least ");
+    }
+    // Enough for the default run, not for one a hundred times its size: the run's own allocation fails.
+    const std::string enough =
+        "ulimit -v 1000000; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 120 " + program_path("train_position");
+    CHECK(script(folder, enough + " lag rope 0 --steps 5").status == 0);
+    check_one_line_refusal(script(folder, enough + " lag rope 0 --steps 2 --batch 512 --dim 512 --mlp 2048 --eval-seqs 512"),
+                           1, "train_position", "out of memory: this run's sizes");
+    // One thread needs less: the same small limit then suffices.
+    CHECK(script(folder, "ulimit -v 550000; OMP_NUM_THREADS=1 exec timeout 60 " + program_path("train_position") +
+                             " lag rope 0 --steps 5").status == 0);
+    // A data limit (ulimit -d) counts OpenBLAS's buffers too.
+    check_one_line_refusal(script(folder, "ulimit -d 200000; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 60 " +
+                                              program_path("train_position") +
+                                              " lag rope 0 --steps 5"),
+                           1, "train_position", "out of memory: the data limit (ulimit -d) is ");
+}

@@ -1,0 +1,149 @@
+// The other programs' command lines: the collectors (collect_results, collect_extension), bench_step
+// and the lessons refuse a bad, repeated or empty argument and a signed number with one line and exit
+// code 2; lesson 06 --try answers each line it cannot use and goes on; the collectors take make's
+// RUN_FLAGS, empty or holding flags of their own.
+// Leaves out train_position's arguments (tests/test_cli_arguments.cpp) and make's settings
+// (tests/experiment_resume.sh).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/programs.hpp"
+
+using namespace wai::testing;
+using Catch::Matchers::Contains;
+using Catch::Matchers::Matches;
+using Catch::Matchers::StartsWith;
+namespace fs = std::filesystem;
+
+TEST_CASE("collect_results: bad arguments are refused with one line", "[cli]") {
+    Folder folder("collect_results");
+    fs::create_directories(folder.path / "runs");
+    const Outcome usage = run(folder, "collect_results", {});
+    CHECK(usage.status == 2);
+    CHECK(usage.err_lines() == 1);
+    CHECK_THAT(usage.err, StartsWith("usage: collect_results"));
+    check_one_line_refusal(run(folder, "collect_results", {"--prune", "runs", "x"}), 2, "collect_results",
+                           "a SEED must be a non-negative integer below 10^18, got 'x'");
+    check_one_line_refusal(run(folder, "collect_results", {"--prune", "runs", "-1"}), 2, "collect_results", "got '-1'");
+    check_one_line_refusal(run(folder, "collect_results", {"--prune", "runs", "0", "0"}), 2, "collect_results",
+                           "seed 0 is given twice");
+    check_one_line_refusal(run(folder, "collect_results", {"runs", "/nonexistent/table.txt", "t", "s", "0"}), 1,
+                           "collect_results", "cannot read the chapter's table /nonexistent/table.txt");
+    check_one_line_refusal(run(folder, "collect_results", {"runs", source_dir + "/tasks/chapter_table.txt", "t", "s", "0"}),
+                           1, "collect_results", "14 runs have no valid result");
+    CHECK_FALSE(fs::exists(folder.path / "t"));  // no table from missing runs
+}
+
+TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, before any timing", "[cli]") {
+    Folder folder("bench_step");
+    const std::pair<const char*, const char*> cases[] = {
+        {"--stesp 5", "unknown argument '--stesp'"},
+        {"--steps", "--steps needs a value"},
+        {"--steps 5x", "--steps needs a whole number from 1 to 100000, got '5x'"},
+        {"--threads 0", "--threads must be a whole number from 1 to "},
+        {"--repeats <empty>", "--repeats needs a value, got an empty one"},
+        {"--kernels fused", "--kernels needs plain, fast or both, got 'fused'"},
+        {"--scaling 1", "--scaling needs a thread count from 2 to 64, got 1"},
+        {"--scaling 65", "--scaling needs a thread count from 2 to 64, got 65"},
+        {"--scaling 2 --threads 2", "it takes no --threads or --kernels"},
+        {"--scaling 2 --kernels fast", "it takes no --threads or --kernels"},
+    };
+    for (const auto& [line, message] : cases) {
+        INFO("bench_step " << line);
+        check_one_line_refusal(run(folder, "bench_step", words(line)), 2, "bench_step", message);
+    }
+}
+
+TEST_CASE("lessons: an argument a lesson does not take is refused with one line and exit code 2", "[cli]") {
+    Folder folder("lessons");
+    int lessons = 0;
+    for (const auto& entry : fs::directory_iterator(build_dir + "/lessons")) {
+        const std::string name = entry.path().filename().string();
+        if (name.find('.') != std::string::npos || access(entry.path().c_str(), X_OK) != 0) continue;
+        INFO(name);
+        const Outcome o = run(folder, "lessons/" + name, {"--bogus"});
+        check_one_line_refusal(o, 2, build_dir + "/lessons/" + name, "unknown argument '--bogus'");
+        ++lessons;
+    }
+    CHECK(lessons >= 11);
+    check_one_line_refusal(run(folder, "lessons/06_rope_exercise", {"--try", "extra"}), 2,
+                           build_dir + "/lessons/06_rope_exercise",
+                           "unknown argument 'extra': this lesson takes --kernels plain|fast and --try");
+    check_one_line_refusal(run(folder, "lessons/05_rope", {"--kernels", "fused"}), 2, build_dir + "/lessons/05_rope",
+                           "unknown argument '--kernels' without plain or fast after it");
+}
+
+TEST_CASE("lesson 06 --try: each line it cannot use is answered with one line, and it goes on", "[cli]") {
+    Folder folder("lesson06_try");
+    // Nine lines it does not understand (a shift is one sign and digits: "+-5" and "--5" are not), four
+    // positions or shifts out of range (one that would overflow int64 if added first), then a good
+    // line, then q.
+    const std::string input = "abc\n3\n3 x\n\n+\n3 103 7\n+-5\n--5\n+ 5\n-5 3\n1000001 5\n+9223372036854775807\n"
+                              "-9223372036854775808\n13 113\nq\n";
+    const Outcome o = run(folder, "lessons/06_rope_exercise", {"--try"}, input);
+    INFO(o.out << o.err);
+    CHECK(o.status == 0);
+    const auto count = [&](const std::string& text) {
+        size_t n = 0;
+        for (size_t at = o.out.find(text); at != std::string::npos; at = o.out.find(text, at + 1)) ++n;
+        return n;
+    };
+    CHECK(count("  not understood: '") == 9);
+    CHECK(count("  positions run from 0 to 1000000") == 2);
+    CHECK(count("  a shift is at most 1000000 either way") == 2);
+    CHECK_THAT(o.out, Contains("query at      13, key at     113 (distance    +100)"));
+    CHECK_THAT(o.out, Contains("lesson 06: ok"));
+}
+
+TEST_CASE("the collectors, bench_step and the lessons refuse a repeated flag, an empty value and a signed number", "[cli]") {
+    Folder folder("repeated_flags");
+    fs::create_directories(folder.path / "runs");
+    const auto refused = [&](const std::string& program, const std::vector<std::string>& args, const std::string& name,
+                             const std::string& fragment) {
+        INFO(program << " " << [&] { std::string s; for (auto& a : args) s += "[" + a + "] "; return s; }());
+        check_one_line_refusal(run(folder, program, args), 2, name, fragment);
+    };
+    for (const std::string collector : {"collect_results", "collect_extension"}) {
+        // --prune RUNS_DIR SEED... and --prune RESULTS LENGTHS SEED...
+        const std::vector<std::string> prune = collector == "collect_results" ? std::vector<std::string>{"--prune", "runs"}
+                                                                              : std::vector<std::string>{"--prune", "runs", "32,64"};
+        refused(collector, concat({"--prune"}, concat(prune, {"0"})), collector, "--prune is given twice");
+        refused(collector, concat(prune, {"0", "--run-flags", ""}), collector, "--run-flags must come before the folder");
+        refused(collector, {"--prune", "--run-flags", "", "--run-flags", "", "runs", "0"}, collector, "--run-flags is given twice");
+        refused(collector, {"--prune", "--run-flags"}, collector, "--run-flags needs a value");
+        refused(collector, {"--run-flags", "", "--prune", "runs", "0"}, collector, "--prune must come first");
+        refused(collector, concat(prune, {"0", "--prune"}), collector, "--prune is given twice");
+        refused(collector, concat(prune, {"0", "--seeds"}), collector, "unknown flag '--seeds'");
+        refused(collector, concat(prune, {"", "0"}), collector, "is empty; every argument needs a value");
+        for (const std::string seed : {"+1", " 1", "1 ", "0x1", "1e1", "-1", "99999999999999999999", "\xff\n"})
+            refused(collector, concat(prune, {seed}), collector, "a SEED must be a non-negative integer below 10^18");
+    }
+    refused("collect_results", {"runs", "t", "a", "b", "0", "--prune"}, "collect_results", "--prune must come first");
+    // make passes RUN_FLAGS as one value, which may be empty or hold flags of its own: taken, not refused.
+    for (const std::string flags : {"", "--steps 30", "  --lr  0.002 --steps 30 "}) {
+        INFO("--run-flags [" << flags << "]");
+        const Outcome results = run(folder, "collect_results", {"--prune", "--run-flags", flags, "runs", "0", "1"});
+        CHECK(results.status == 0);
+        CHECK(results.err == "");
+        const Outcome extension = run(folder, "collect_extension", {"--prune", "--run-flags", flags, "runs", "32,64", "0"});
+        CHECK(extension.status == 0);
+        CHECK(extension.err == "");
+    }
+    refused("collect_extension", {"--prune", "runs", "32,+64", "0"}, "collect_extension", "LENGTHS must be whole numbers");
+    for (const char* flag : {"--steps", "--repeats", "--threads", "--kernels"}) {
+        const std::string value = flag == std::string("--kernels") ? "fast" : "1";
+        refused("bench_step", {flag, value, flag, value}, "bench_step", std::string(flag) + " is given twice");
+        refused("bench_step", {flag, ""}, "bench_step", std::string(flag) + " needs a value, got an empty one");
+    }
+    for (const std::string value : {"+5", " 5", "5 ", "0x10", "1e3", "-5", "99999999999999999999"})
+        refused("bench_step", {"--steps", value}, "bench_step", "--steps needs a whole number from 1 to 100000, got '" + value + "'");
+    refused("bench_step", {"--threads", "+1"}, "bench_step", "--threads must be a whole number from 1 to ");
+    const std::string lesson = build_dir + "/lessons/05_rope";
+    refused("lessons/05_rope", {"--kernels", "fast", "--kernels", "plain"}, lesson, "--kernels is given twice");
+    refused("lessons/05_rope", {"--kernels", ""}, lesson, "unknown argument '--kernels' without plain or fast after it");
+    refused("lessons/06_rope_exercise", {"--try", "--try"}, build_dir + "/lessons/06_rope_exercise", "--try is given twice");
+    refused("lessons/05_rope", {"\xff\n"}, lesson, "unknown argument '\\xff\\x0a'");
+}

@@ -1,0 +1,250 @@
+// Weight files through train_position, run as a user runs it: every kind of unreadable, invalid or
+// foreign file (deep nesting, duplicate names, holes, overlaps, trailing bytes, another task's or
+// heads' metadata) is one line and exit code 1; and ([roundtrip]) the chapter's PyTorch models load
+// here and ours load there, to the same logits (tests/reference/roundtrip.py, skipped without torch).
+// Leaves out the format's rules in-process (tests/test_weights_file.cpp).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tasks/experiment.hpp"
+#include "tasks/weights_file.hpp"
+#include "tests/helpers.hpp"
+#include "tests/programs.hpp"
+#include "tests/weights_fixtures.hpp"
+
+using namespace wai;
+using namespace wai::testing;
+using Catch::Matchers::Contains;
+using Catch::Matchers::StartsWith;
+using Catch::Matchers::Matches;
+namespace fs = std::filesystem;
+
+namespace {
+
+// train_position with the words of `args` (split on spaces), in `folder`.
+Outcome train_position(const Folder& folder, const std::string& args) { return run(folder, "train_position", words(args)); }
+
+const std::string small = " --dim 8 --mlp 8 --layers 1 --batch 2 --eval-seqs 2 --test-lens 32 --threads 1";
+
+// Exit code 1, nothing on stdout, one line on stderr naming the file and holding `fragment`.
+void check_refused(const Outcome& o, const std::string& path, const std::string& fragment) {
+    INFO("stderr: " << o.err);
+    CHECK(o.status == 1);
+    CHECK(o.out.empty());
+    CHECK(o.err_lines() == 1);
+    CHECK_THAT(o.err, StartsWith("train_position: weights file '" + path + "': "));
+    CHECK_THAT(o.err, Contains(fragment));
+}
+
+}  // namespace
+
+TEST_CASE("train_position: an unreadable or corrupt weight file is refused with one line and exit code 1", "[cli]") {
+    Folder folder("bad_weights");
+    const std::string saved = folder.file("rope.safetensors");
+    const Outcome trained = run(folder, "train_position", tiny_with({"--save", saved}, "lag rope 0"));
+    REQUIRE(trained.status == 0);
+    const std::string good = read_bytes(saved);
+    REQUIRE(good.size() > 100);
+
+    std::string bad_json = good;
+    bad_json[9] = '#';  // inside the JSON header, after its 8-byte length and the opening brace
+    wai::WeightsFile not_finite = wai::read_weights_file(saved);
+    wai::NamedTensors tensors;
+    for (auto& [name, tensor] : not_finite.tensors) {
+        if (name == "head.bias") tensor.data()[0] = std::numeric_limits<float>::quiet_NaN();
+        tensors.emplace_back(name, tensor);
+    }
+    wai::write_weights_file(folder.file("nan.safetensors"), tensors, not_finite.metadata);
+    write_bytes(folder.file("empty.safetensors"), "");
+    write_bytes(folder.file("text.safetensors"), "not a weights file at all\n");
+    write_bytes(folder.file("half.safetensors"), good.substr(0, good.size() / 2));
+    write_bytes(folder.file("five_bytes.safetensors"), good.substr(0, 5));
+    write_bytes(folder.file("bad_json.safetensors"), bad_json);
+
+    struct Case {
+        std::string file, flags, message;
+    };
+    const std::vector<Case> cases = {
+        {"missing.safetensors", "", "cannot read it (No such file or directory)"},
+        {".", "", "cannot read it (Is a directory)"},
+        {"empty.safetensors", "", "it is 0 bytes, too short for a header length"},
+        {"five_bytes.safetensors", "", "it is 5 bytes, too short for a header length"},
+        {"text.safetensors", "", "the header length"},
+        {"half.safetensors", "", "(a truncated file?)"},
+        {"bad_json.safetensors", "", "the header is not valid JSON"},
+        {"nan.safetensors", "", "tensor 'head.bias' holds NaN or infinity"},
+        {"rope.safetensors", "--dim 16", "the model's is"},  // the sizes differ
+        {source_dir + "/tests/fuzz/regressions/json_number_overflow.safetensors", "", "the header's JSON cannot be read"},
+    };
+    for (const Case& c : cases) {
+        INFO("--load " << c.file << " " << c.flags);
+        const auto args = tiny_with(concat({"--steps", "0", "--load", c.file}, words(c.flags)), "lag rope 0");
+        const Outcome o = run(folder, "train_position", args);
+        check_one_line_refusal(o, 1, "train_position", "weights file '" + c.file + "': ");
+        check_one_line_refusal(o, 1, "train_position", c.message);
+    }
+    // The right parameters, saved for another scheme: only the file's metadata can tell.
+    const auto other_scheme = tiny_with({"--steps", "0", "--load", saved}, "lag none 0");
+    check_one_line_refusal(run(folder, "train_position", other_scheme), 1, "train_position",
+                           "saved as lag rope; this run is lag none");
+    // And the good file still loads.
+    CHECK(run(folder, "train_position", tiny_with({"--steps", "0", "--load", saved}, "lag rope 0")).status == 0);
+}
+
+TEST_CASE("train_position --load: every kind of invalid or foreign weight file is one line and exit code 1",
+          "[weights_file][cli]") {
+    Folder folder("refused");
+    const std::string good = folder.file("good.safetensors");
+    REQUIRE(train_position(folder, "lag rope 0 --steps 2" + small + " --save " + good).status == 0);
+    const WeightsFile saved = read_weights_file(good);
+    NamedTensors tensors;
+    for (const std::string& name : saved.order) tensors.emplace_back(name, saved.tensors.at(name));
+    const auto with_metadata = [&](const std::map<std::string, std::string>& metadata) {
+        std::map<std::string, std::string> changed = saved.metadata;
+        for (const auto& [key, value] : metadata) changed[key] = value;
+        return changed;
+    };
+    const std::string eight_bytes(8, '\0');
+    const std::string entry = R"("w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]})";
+
+    struct Case {
+        std::string name, run, message;
+        std::function<void(const std::string&)> make;
+    };
+    const auto bytes = [](std::string b) { return [b](const std::string& path) { write_bytes(path, b); }; };
+    const auto weights = [](NamedTensors t, std::map<std::string, std::string> m) {
+        return [t, m](const std::string& path) { write_weights_file(path, t, m); };
+    };
+    NamedTensors unknown = tensors;
+    unknown.emplace_back("blocks.0.attention.gate.weight", Tensor::zeros(Shape{2}));
+    NamedTensors mixed = tensors;
+    for (auto& [name, tensor] : mixed)
+        if (name == "head.bias") name = "out.bias";
+    std::vector<Case> cases = {
+        {"deep_shape", "lag rope", "more than 128 levels deep", bytes(file_bytes(deep_header("shape", 60000), ""))},
+        {"deep_offsets", "lag rope", "more than 128 levels deep", bytes(file_bytes(deep_header("data_offsets", 60000), ""))},
+        {"deep_metadata", "lag rope", "more than 128 levels deep", bytes(file_bytes(deep_header("__metadata__", 30000), ""))},
+        {"duplicate", "lag rope", "the name 'w' is given twice in the header",
+         bytes(file_bytes("{" + entry + "," + entry + "}", eight_bytes))},
+        {"overlap", "lag rope", "overlaps",
+         bytes(file_bytes("{" + entry + R"(,"v":{"dtype":"F32","shape":[1],"data_offsets":[4,8]}})", eight_bytes))},
+        {"hole", "lag rope", "(a hole)",
+         bytes(file_bytes("{" + entry + R"(,"v":{"dtype":"F32","shape":[1],"data_offsets":[12,16]}})",
+                          std::string(16, '\0')))},
+        {"trailing", "lag rope", "4 trailing bytes", bytes(read_bytes(good) + "junk")},
+        {"not_object", "lag rope", "the header is JSON but not an object", bytes(file_bytes("[0, 8]", eight_bytes))},
+        {"extra_key", "lag rope", "tensor 'w' has the key 'note'",
+         bytes(file_bytes(R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8],"note":"x"}})", eight_bytes))},
+        {"missing_key", "lag rope", "tensor 'w' has no dtype",
+         bytes(file_bytes(R"({"w":{"shape":[2],"data_offsets":[0,8]}})", eight_bytes))},
+        {"metadata_number", "lag rope", "__metadata__ entry 'steps' is not a string",
+         bytes(file_bytes("{" + entry + R"(,"__metadata__":{"steps":2}})", eight_bytes))},
+        {"other_task", "lag rope", "saved as seen rope; this run is lag rope", weights(tensors, with_metadata({{"task", "seen"}}))},
+        {"other_scheme", "lag rope", "saved as lag rope:1000000; this run is lag rope",
+         weights(tensors, with_metadata({{"scheme", "rope:1000000"}}))},
+        {"same_parameters_other_scheme", "lag none", "saved as lag rope; this run is lag none", weights(tensors, saved.metadata)},
+        {"other_heads", "lag rope", "saved with --heads 2; this run has --heads 1; give the heads it was saved with",
+         weights(tensors, with_metadata({{"heads", "2"}}))},
+        {"no_metadata", "lag rope", "its __metadata__ does not say the task and scheme it was saved as", weights(tensors, {})},
+        {"no_scheme", "lag rope", "its __metadata__ does not say", weights(tensors, {{"task", "lag"}})},
+        {"unknown_tensor", "lag rope", "tensor 'blocks.0.attention.gate.weight' is not a parameter of this model",
+         weights(unknown, saved.metadata)},
+        {"mixed_layouts", "lag rope", "it mixes two layouts", weights(mixed, saved.metadata)},
+        {"too_large_header", "lag rope", "is larger than the 100000000 bytes safetensors allows",
+         bytes(file_bytes("{}", "", 200'000'000))},
+    };
+    for (const Case& c : cases) {
+        INFO(c.name);
+        const std::string path = folder.file(c.name + ".safetensors");
+        c.make(path);
+        check_refused(train_position(folder, c.run + " 0 --steps 0" + small + " --load " + path), path, c.message);
+    }
+    // The file records the sizes its model is built from; heads, which its shapes cannot tell, are checked
+    // on loading: saved with 2 heads, it loads with 2 and is refused with 1.
+    CHECK(saved.metadata.at("heads") == "1");
+    CHECK(saved.metadata.at("vocab") == "16");
+    CHECK(saved.metadata.at("lag") == "3");
+    CHECK(saved.metadata.at("train-len") == "32");
+    const std::string two_heads = folder.file("two_heads.safetensors");
+    REQUIRE(train_position(folder, "lag rope 0 --steps 2" + small + " --heads 2 --save " + two_heads).status == 0);
+    CHECK(read_weights_file(two_heads).metadata.at("heads") == "2");
+    CHECK(read_weights_file(two_heads).metadata.at("dim") == saved.metadata.at("dim"));
+    CHECK(train_position(folder, "lag rope 0 --steps 0" + small + " --heads 2 --load " + two_heads).status == 0);
+    check_refused(train_position(folder, "lag rope 0 --steps 0" + small + " --load " + two_heads), two_heads,
+                  "saved with --heads 2; this run has --heads 1");
+    // The good file still loads, in our layout and in the chapter's.
+    CHECK(train_position(folder, "lag rope 0 --steps 0" + small + " --load " + good).status == 0);
+    const std::string chapter = folder.file("chapter.safetensors");
+    REQUIRE(train_position(folder, "lag rope 0 --steps 0" + small + " --load " + good + " --save-layout chapter --save " +
+                                       chapter).status == 0);
+    CHECK(read_weights_file(chapter).tensors.count("layers.0.o.weight") == 1);
+    const Outcome loaded = train_position(folder, "lag rope 0 --steps 0" + small + " --load " + chapter);
+    CHECK(loaded.status == 0);
+    CHECK(loaded.err.empty());  // it says what it was saved as: nothing to note
+    const Outcome bad_layout = train_position(folder, "lag rope 0" + small + " --save-layout torch --save " + chapter);
+    CHECK(bad_layout.status == 2);
+    CHECK_THAT(bad_layout.err, Contains("--save-layout must be ours or chapter"));
+}
+
+TEST_CASE("roundtrip: the chapter's PyTorch models load here, ours load there, to the same logits within 1e-5",
+          "[weights_file][roundtrip]") {
+    if (std::system("/usr/bin/python3 -c 'import torch, numpy' >/dev/null 2>&1") != 0) {
+        WARN("roundtrip skipped: /usr/bin/python3 cannot import torch and numpy (Debian packages python3-torch, python3-numpy)");
+        return;
+    }
+    Folder folder("roundtrip");
+    const std::string reference = quoted("/usr/bin/python3") + " " + quoted(source_dir + "/tests/reference/roundtrip.py");
+    const Outcome made = script(folder, reference + " torch " + quoted(folder.path.string()));
+    INFO(made.out << made.err);
+    REQUIRE(made.status == 0);
+
+    constexpr double tolerance = 1e-5;  // of the largest logit (error_on_scale, as tests/test_golden.cpp)
+    for (const char* task : {"lag", "seen"})
+        for (const std::string scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"}) {
+            std::string stem = std::string(task) + "_" + scheme;
+            std::replace(stem.begin(), stem.end(), ':', '-');
+            INFO(stem);
+            // PyTorch's state_dict, names unchanged and no metadata: the real program loads it as this run's model.
+            const std::string torch_file = folder.file("torch_" + stem + ".safetensors");
+            const Outcome evaluated =
+                train_position(folder, std::string(task) + " " + scheme + " 0 --steps 0 --eval-seqs 4 --load " + torch_file);
+            CHECK(evaluated.status == 0);
+            CHECK_THAT(evaluated.err, Contains("the chapter's PyTorch layout, with no task and scheme in its metadata: "
+                                               "loaded as " + std::string(task) + " " + scheme));
+            // Its logits here (the chapter's sizes are the run's defaults) against PyTorch's.
+            RunConfig config;
+            config.task = task, config.scheme = scheme;
+            const auto model = make_model(config);
+            load_weights(torch_file, *model);
+            const WeightsFile batch = read_weights_file(folder.file("torch_" + stem + ".logits.safetensors"));
+            const Tensor& tokens = batch.tensors.at("tokens");  // (B, T)
+            std::vector<int> ids(tokens.data(), tokens.data() + tokens.numel());
+            NoGradScope no_grad;
+            const double here = error_on_scale(model->forward(ids, tokens.size(0), tokens.size(1)).value(),
+                                               batch.tensors.at("logits"));
+            CHECK(here <= tolerance);
+
+            // Ours, trained here and saved twice, in our layout and the chapter's (the same numbers): our
+            // logits come from the first, PyTorch reads the second.
+            const std::string train = std::string(task) + " " + scheme + " 0 --steps 4 --batch 8 --lr 1e-2 --eval-seqs 4";
+            const std::string ours_file = folder.file("ours_" + stem + ".safetensors");
+            REQUIRE(train_position(folder, train + " --save " + folder.file("same_in_our_layout.safetensors")).status == 0);
+            REQUIRE(train_position(folder, train + " --save-layout chapter --save " + ours_file).status == 0);
+            const auto trained = make_model(config);
+            load_weights(folder.file("same_in_our_layout.safetensors"), *trained);
+            write_weights_file(folder.file("ours_" + stem + ".logits.safetensors"),
+                               {{"tokens", tokens}, {"logits", trained->forward(ids, tokens.size(0), tokens.size(1)).value()}});
+        }
+    const Outcome checked = script(folder, reference + " check " + quoted(folder.path.string()));
+    INFO(checked.out << checked.err);
+    CHECK(checked.status == 0);
+    CHECK_THAT(checked.out, Contains("roundtrip: 14 whereami models loaded into the chapter's PyTorch model"));
+}
