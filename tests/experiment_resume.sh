@@ -12,16 +12,9 @@
 # result. Exit 0 when all of this holds.
 #   tests/experiment_resume.sh [SANITIZE]   (the programs of that build are used)
 # Leaves out the chapter's full-size runs (make experiment) and comparing figures with the chapter.
-set -u
-cd "$(dirname "$0")/.."
-unset MAKEFLAGS MFLAGS MAKELEVEL  # a make of our own, not a job of the make that started this script
 sanitize=${1:-}
-root=$(mktemp -d "${TMPDIR:-/tmp}/whereami_experiment.XXXXXX")
-trap 'rm -rf "$root"' EXIT
+. "$(dirname "$0")/script_setup.sh" experiment
 flags="--steps 300 --eval-seqs 8 --dim 16 --mlp 32 --batch 8"
-failed=0
-ok() { echo "  [ok] $*"; }
-fail() { echo "  [FAILED] $*"; failed=1; }
 
 # experiment RESULTS [make arguments...]: a make experiment of the short variant, quiet.
 experiment() {

@@ -8,17 +8,10 @@
 # No temporary file is ever left. Exit 0 when all of this holds.
 #   tests/extension_experiment.sh [SANITIZE]   (the programs of that build are used)
 # Leaves out the full-size grid (make experiment-extension) and its figures.
-set -u
-cd "$(dirname "$0")/.."
-unset MAKEFLAGS MFLAGS MAKELEVEL  # a make of our own, not a job of the make that started this script
 sanitize=${1:-}
-root=$(mktemp -d "${TMPDIR:-/tmp}/whereami_extension.XXXXXX")
-trap 'rm -rf "$root"' EXIT
+. "$(dirname "$0")/script_setup.sh" extension
 flags="--steps 300 --eval-seqs 8 --dim 16 --mlp 32 --batch 8"
 results=$root/results
-failed=0
-ok() { echo "  [ok] $*"; }
-fail() { echo "  [FAILED] $*"; failed=1; }
 
 # extension [make arguments...]: a make experiment-extension of the short variant; its output in $root/out.
 extension() {

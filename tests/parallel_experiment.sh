@@ -10,24 +10,11 @@
 # Where sshd cannot be had (not installed and apt-get cannot install it, or it does not start), the
 # ssh part runs parallel with --sshlogin : (this machine, without ssh) instead, and says so.
 # Leaves out hosts other than this one: the shared folder is this machine's own.
-set -u
-cd "$(dirname "$0")/.."
-unset MAKEFLAGS MFLAGS MAKELEVEL  # a make of our own, not a job of the make that started this script
+. "$(dirname "$0")/script_setup.sh" parallel
 command -v parallel >/dev/null 2>&1 || { echo "parallel_experiment: GNU parallel is missing (Debian package parallel; make test-parallel installs it)"; exit 1; }
-root=$(mktemp -d "${TMPDIR:-/tmp}/whereami_parallel.XXXXXX")
-daemons=()
 made_privsep=
-stop_daemons() {
-    for pid in "${daemons[@]}"; do kill "$pid" 2>/dev/null; done
-    for pid in "${daemons[@]}"; do wait "$pid" 2>/dev/null; done
-    [ -n "$made_privsep" ] && rmdir "$made_privsep"
-    rm -rf "$root"
-}
-trap stop_daemons EXIT
+cleanup_more='[ -z "$made_privsep" ] || rmdir "$made_privsep"'
 flags="--steps 30 --eval-seqs 16"
-failed=0
-ok() { echo "  [ok] $*"; }
-fail() { echo "  [FAILED] $*"; failed=1; }
 settings=(SEEDS=0 RUN_FLAGS="$flags")
 jobs_of() { make --no-print-directory experiment-jobs RESULTS="$1" "${settings[@]}" "${@:2}"; }
 collect() { make --no-print-directory experiment-collect RESULTS="$1" "${settings[@]}"; }

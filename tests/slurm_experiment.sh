@@ -9,26 +9,13 @@
 # cancel its arrays and leave no partial result, a rerun finishing the table.
 #   tests/slurm_experiment.sh   (Debian slurm-wlm and munge; make test-slurm installs them)
 # Leaves out more than one node (the nodes' shared folder is this machine's own) and accounting.
-set -u
-cd "$(dirname "$0")/.."
-unset MAKEFLAGS MFLAGS MAKELEVEL  # a make of our own, not a job of the make that started this script
+. "$(dirname "$0")/script_setup.sh" slurm
 for program in munged slurmctld slurmd sbatch; do
     command -v $program >/dev/null 2>&1 || PATH=$PATH:/usr/sbin
     command -v $program >/dev/null 2>&1 || { echo "slurm_experiment: $program is missing (Debian packages slurm-wlm and munge; make test-slurm installs them)"; exit 1; }
 done
-root=$(mktemp -d "${TMPDIR:-/tmp}/whereami_slurm.XXXXXX")
 chmod 755 "$root"  # munged wants every folder above its socket searchable by all
-daemons=()
-stop_daemons() {
-    for pid in "${daemons[@]}"; do kill "$pid" 2>/dev/null; done
-    for pid in "${daemons[@]}"; do wait "$pid" 2>/dev/null; done
-    rm -rf "$root"
-}
-trap stop_daemons EXIT
 flags="--steps 30 --eval-seqs 16"
-failed=0
-ok() { echo "  [ok] $*"; }
-fail() { echo "  [FAILED] $*"; failed=1; }
 show_logs() { for log in "$root"/log/*; do echo "    --- $log"; tail -n 15 "$log" | sed 's/^/    | /'; done; }
 
 # A TCP port nothing listens on, for each daemon, so a Slurm already on this machine is left alone.
