@@ -32,6 +32,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import hf_rope_scaling
+from reference_ops import rope, sinusoids, write_safetensors
 
 D, LAYERS, MLP_HIDDEN, TABLE_ROWS = 64, 2, 256, 128  # the chapter's model; one head, so H = D
 B, T, LAG = 2, 32, 3
@@ -40,21 +41,6 @@ SCHEMES = ["none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "
 T5_BUCKETS, T5_MAX_DISTANCE = 32, 128
 EXTENSION_LENGTHS, EXTENSION_METHODS, TRAIN_LENGTH = (128, 512), ("pi", "ntk", "yarn"), 32
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def sinusoids(length):  # (T, D): pe[p, 2i] = sin(p * 10000^(-2i/D)), pe[p, 2i+1] = cos(same), in double
-    p, c = np.arange(length)[:, None], np.arange(D)[None]
-    angle = p * 10000.0 ** (-(c - c % 2) / D)
-    return torch.from_numpy(np.where(c % 2 == 0, np.sin(angle), np.cos(angle)).astype(np.float32))
-
-
-def rope(x, base, frequencies=None):  # (B, T, H) -> (B, T, H): pair (2i, 2i+1) at t rotated by t * theta_i
-    length, H = x.shape[1], x.shape[2]
-    theta = base ** (-np.arange(0, H, 2) / H) if frequencies is None else frequencies  # base^(-2i/H) unless extended
-    angle = np.arange(length)[:, None] * theta[None]  # (T, H/2), in double
-    cos, sin = (torch.from_numpy(f(angle).astype(np.float32)) for f in (np.cos, np.sin))
-    a, b = x[..., 0::2], x[..., 1::2]
-    return torch.stack((a * cos - b * sin, a * sin + b * cos), -1).flatten(-2)
 
 
 class Attention(nn.Module):
@@ -117,7 +103,7 @@ class Transformer(nn.Module):
     def forward(self, tokens):  # (B, T) -> (B, T, n_out); no final LayerNorm
         h = self.tokens(tokens)
         if self.kind == "sinusoid":
-            h = h + sinusoids(tokens.shape[1])
+            h = h + sinusoids(tokens.shape[1], D)
         if self.kind == "learned":
             h = h + self.position(torch.arange(tokens.shape[1]))
         bias = None
@@ -151,20 +137,6 @@ def batch(task, vocab):  # tokens (B, T), targets (B, T) with -1 where not score
                 targets[b, t] = int(tokens[b, t].item() in seen)
                 seen.add(tokens[b, t].item())
     return tokens, targets
-
-
-def write_safetensors(path, tensors, metadata):
-    header, blobs, offset = {}, [], 0
-    for name, tensor in tensors.items():
-        data = tensor.detach().to(torch.float32).contiguous().numpy().astype("<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(tensor.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    header["__metadata__"] = metadata
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned, as safetensors recommends
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
 def golden(task, spec, starting_weights):

@@ -33,25 +33,13 @@ import numpy as np
 import torch
 import torch.nn as nn
 
+from reference_ops import rope, sinusoids, write_safetensors
+
 D, LAYERS, MLP_HIDDEN, TABLE_ROWS, SCALE = 64, 2, 256, 128, 1.0
 B, T = 2, 48  # past the training length 32, within the learned table's 128 rows
 TASKS = {"lag": (16, 16), "seen": (96, 2)}  # vocabulary, outputs
 SCHEMES = ["none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"]
 TOLERANCE = 1e-5
-
-
-def sinusoids(length, dim):  # (T, D): pe[p, 2i] = sin(p * 10000^(-2i/D)), pe[p, 2i+1] = cos(same), in double
-    p, c = np.arange(length)[:, None], np.arange(dim)[None]
-    angle = p * 10000.0 ** (-(c - c % 2) / dim)
-    return torch.from_numpy(np.where(c % 2 == 0, np.sin(angle), np.cos(angle)).astype(np.float32))
-
-
-def rope(x, base):  # (B, T, H) -> (B, T, H): pair (2i, 2i+1) at position t rotated by t * base^(-2i/H)
-    length, half = x.shape[1], x.shape[2] // 2
-    angle = np.arange(length)[:, None] * base ** (-np.arange(half) / half)[None]  # (T, H/2), in double
-    cos, sin = (torch.from_numpy(f(angle).astype(np.float32)) for f in (np.cos, np.sin))
-    a, b = x[..., 0::2], x[..., 1::2]
-    return torch.stack((a * cos - b * sin, a * sin + b * cos), -1).flatten(-2)
 
 
 class Layer(nn.Module):
@@ -102,21 +90,6 @@ def chapter_model(task, spec):
     vocab, outputs = TASKS[task]
     kind, _, arg = spec.partition(":")
     return Model(vocab, outputs, kind, float(arg) if arg else 10000.0)
-
-
-def write_safetensors(path, tensors, metadata=None):
-    header, blobs, offset = {}, [], 0
-    for name, tensor in tensors.items():
-        data = tensor.detach().to(torch.float32).contiguous().numpy().astype("<f4").tobytes()
-        header[name] = {"dtype": "F32", "shape": list(tensor.shape), "data_offsets": [offset, offset + len(data)]}
-        blobs.append(data)
-        offset += len(data)
-    if metadata:
-        header["__metadata__"] = metadata
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)
-    with open(path, "wb") as f:
-        f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
 def read_safetensors(path):  # -> ({name: tensor}, metadata)
