@@ -2,10 +2,29 @@
 // central differences, compared entry by entry. Leaves out random probes: every entry is checked.
 #include "autograd/gradcheck.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <string>
+#include <vector>
 
 namespace wai {
+
+namespace {
+
+// Element `flat` of a row-major tensor of `shape`, as its index: "[1, 2]" ("[]" for a scalar).
+std::string index_in(const Shape& shape, int64_t flat) {
+    std::vector<int64_t> index(shape.rank());
+    for (int axis = shape.rank() - 1; axis >= 0; --axis) {
+        index[axis] = flat % shape[axis];
+        flat /= shape[axis];
+    }
+    std::string text = "[";
+    for (size_t axis = 0; axis < index.size(); ++axis) text += (axis ? ", " : "") + std::to_string(index[axis]);
+    return text + "]";
+}
+
+}  // namespace
 
 GradcheckResult gradcheck(const std::function<Value(const std::vector<Value>&)>& f, std::vector<Value> inputs,
                           const GradcheckOptions& options) {
@@ -27,6 +46,7 @@ GradcheckResult gradcheck(const std::function<Value(const std::vector<Value>&)>&
     }
 
     GradcheckResult result;
+    double worst_failing = 0.0;
     NoGradScope no_grad;
     for (size_t k = 0; k < inputs.size(); ++k) {
         Tensor& x = inputs[k].value();
@@ -39,14 +59,23 @@ GradcheckResult gradcheck(const std::function<Value(const std::vector<Value>&)>&
             x[i] = saved;
             for (int64_t o = 0; o < outputs; ++o) {
                 const double numeric = (static_cast<double>(plus[o]) - minus[o]) / (2.0 * options.step);
-                const double error = std::abs(analytic[k][o][i] - numeric);
+                // A NaN or infinity on either side fails, and counts as the largest error.
+                const double difference = std::abs(analytic[k][o][i] - numeric);
+                const double error = std::isfinite(difference) ? difference : HUGE_VAL;
                 ++result.entries;
-                if (error > options.abs_tol + options.rel_tol * std::abs(numeric)) result.passed = false;
-                if (error > result.max_abs_error) {
-                    result.max_abs_error = error;
+                const bool fails = !(error <= options.abs_tol + options.rel_tol * std::abs(numeric));
+                // The entry reported is the worst failing one, or the worst of all when none fails.
+                const bool worse = fails ? (result.passed || error > worst_failing) : (result.passed && error > result.max_abs_error);
+                result.max_abs_error = std::max(result.max_abs_error, error);
+                if (fails) {
+                    result.passed = false;
+                    if (worse) worst_failing = error;
+                }
+                if (worse) {
                     std::ostringstream where;
-                    where << "input " << k << " element " << i << ", output " << o << ": analytic "
-                          << analytic[k][o][i] << ", numeric " << numeric;
+                    where << "input " << k << " at " << index_in(x.shape(), i) << ", output at "
+                          << index_in(probe.value().shape(), o) << ": analytic " << analytic[k][o][i] << ", numeric "
+                          << numeric;
                     result.worst = where.str();
                 }
             }

@@ -4,6 +4,8 @@
 // Leaves out the other ops (tests/test_autograd_ops.cpp) and the tensor kernels (tests/test_tensor.cpp).
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <pthread.h>
 
 #include <functional>
@@ -205,6 +207,18 @@ struct WrongDouble final : Op {
     void backward(Node& out) override { add_scaled_inplace(out.parents[0].grad_buffer(), out.grad, 1.0f); }
 };
 
+// y = 2x (2, 2) whose backward writes NaN into element [1, 0] of x's gradient: NaN is never close.
+struct NanDouble final : Op {
+    static Value forward(const Value& x) {
+        return record("nan_double", wai::scale(x.value(), 2.0f), {x}, std::make_unique<NanDouble>());
+    }
+    void backward(Node& out) override {
+        Tensor grad = wai::scale(out.grad, 2.0f);
+        grad[2] = std::numeric_limits<float>::quiet_NaN();
+        add_scaled_inplace(out.parents[0].grad_buffer(), grad, 1.0f);
+    }
+};
+
 }  // namespace
 
 TEST_CASE("gradcheck fails a wrong backward and counts the whole Jacobian", "[autograd][gradcheck]") {
@@ -216,6 +230,14 @@ TEST_CASE("gradcheck fails a wrong backward and counts the whole Jacobian", "[au
                                             {parameter(Shape{3}, 7)}, default_tolerance);
     CHECK(right.passed);
     CHECK(right.entries == 9);
+    // A NaN in the gradient fails (a comparison with NaN is false, so "error > tolerance" never was),
+    // and the entry named is the first NaN's, as an index in the input's and the output's shapes
+    // (the backward writes it whichever output is seeded, so output [0, 0] comes first).
+    const GradcheckResult nan = gradcheck([](const std::vector<Value>& in) { return NanDouble::forward(in[0]); },
+                                          {parameter(Shape{2, 2}, 7)}, default_tolerance);
+    CHECK_FALSE(nan.passed);
+    CHECK(nan.entries == 16);
+    CHECK_THAT(nan.worst, Catch::Matchers::StartsWith("input 0 at [1, 0], output at [0, 0]: analytic nan"));
 }
 
 TEST_CASE("add, subtract, multiply: same shape", "[autograd][add][subtract][multiply]") {
