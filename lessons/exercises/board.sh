@@ -3,7 +3,8 @@
 # "k of N solved" and the one to do next.
 #   board.sh MAKE BUILD_DIR NAME...
 # Exit status: 0 when every exercise is solved or not solved yet; 1 when one has a wrong answer or
-# does not compile (its line gives the checker's reason, or the compiler's first error).
+# does not compile (its line gives the checker's reason, or the compiler's first error), runs past
+# the time limit (EXERCISE_SECONDS, 60) or stops the program.
 # Leaves out the full reports: make exercise EXERCISE=NAME prints one.
 set -u
 make_command=$1 build=$2
@@ -21,8 +22,16 @@ for name in "$@"; do
         continue
     fi
     rm -f "$log"
-    verdict=$("$build/$name" --brief 2>&1 | tail -n 1)
+    output=$(ulimit -v 4194304; timeout "${EXERCISE_SECONDS:-60}" "$build/$name" --brief 2>&1)
     status=$?
+    verdict=$(printf '%s\n' "$output" | tail -n 1)
+    # A status that is no verdict (0, 10, 1): the time limit, or the learner's code stopped the program.
+    case $status in
+        0 | 1 | 10) ;;
+        *) verdict="$(sh "$(dirname "$0")/checker_status.sh" "$name" "$status" "${EXERCISE_SECONDS:-60}")"
+           assertion=$(printf '%s\n' "$output" | grep -m 1 'Assertion')
+           [ -n "$assertion" ] && verdict="$verdict: $assertion" ;;
+    esac
     case "$verdict" in
         "$name: solved"*) echo "  [solved]  $name"; solved=$((solved + 1)) ;;
         "$name: not solved yet"*) echo "  [not yet] $name: ${verdict#"$name: not solved yet: "}"; [ -z "$next" ] && next=$name ;;

@@ -16,6 +16,7 @@
 #include <functional>
 #include <memory>
 #include <sstream>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -166,6 +167,8 @@ inline int run(int argc, char** argv, const Exercise& e, const std::function<voi
         check(checker);
     } catch (const NotWrittenYet&) {
         not_yet = true;
+    } catch (const std::bad_alloc&) {  // make exercise runs it under a 4 GiB limit (exercises.mk)
+        stopped = "std::bad_alloc: it ran out of memory, as a loop that only grows a vector does";
     } catch (const std::exception& error) {
         stopped = error.what();
     }

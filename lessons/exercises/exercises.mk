@@ -44,10 +44,22 @@ EXERCISE_FIXTURE_TRAINERS := $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/fixtures/%/
 $(EXERCISE_BUILD)/fixtures/%/train_right: $(EXERCISE_BUILD)/fixtures/%/right.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
+# A time limit on the learner's code: a checker takes seconds (the slowest about 6 s on a busy
+# 2-core machine), a 2000-step training about a minute. And a memory limit (ulimit -v, 4 GiB; the
+# programs need under 1 GiB): a loop that only grows a vector ends with std::bad_alloc, reported as
+# the learner's error, before it fills the machine.
+EXERCISE_SECONDS ?= 60
+EXERCISE_TRAIN_SECONDS ?= 900
+exercise_limits = ulimit -v 4194304;
+ifneq ($(filter exercise exercises exercise-train,$(MAKECMDGOALS)),)
+  $(foreach v,EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS,$(if $(filter-out 1,$(words $($(v))))$(call digits_removed,$($(v)))$(if $(subst 0,,$($(v))),,zero),\
+    $(error $(v) must be a whole number of seconds above 0, got '$($(v))')))
+endif
+
 # The board runs while make reads this file, so that a wrong answer ends with one sentence saying
 # so rather than with make's report of a failed command; its output goes to stderr.
 ifneq ($(filter exercises,$(MAKECMDGOALS)),)
-  EXERCISES_STATUS := $(shell sh lessons/exercises/board.sh "$(MAKE)" $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
+  EXERCISES_STATUS := $(shell EXERCISE_SECONDS=$(EXERCISE_SECONDS) sh lessons/exercises/board.sh "$(MAKE)" $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
   ifneq ($(EXERCISES_STATUS),0)
     $(error exercises: a wrong answer or a file that does not compile, as the board above says; make exits non-zero so a script can tell)
   endif
@@ -61,17 +73,21 @@ SEED ?= 0
 STEPS ?= 2000
 # make exercise and make exercise-train also run while make reads this file, for the same reason as
 # the board: a wrong answer, or lines that differ, end with one sentence (exit 2), not with make's
-# report of a failed command. A report's own exit status: 0 solved, 10 not yet, 1 wrong.
+# report of a failed command. A report's own exit status: 0 solved, 10 not yet, 1 wrong; any other
+# (the time limit, a crash in the learner's code) is said by checker_status.sh and is an error too.
 ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   $(if $(EXERCISE),,$(error make exercise: name one with EXERCISE=NAME; the exercises: $(EXERCISE_NAMES)))
   $(if $(filter $(EXERCISE),$(EXERCISE_NAMES)),,$(error make exercise: no exercise '$(EXERCISE)'; the exercises: $(EXERCISE_NAMES)))
   EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
-                       $(EXERCISE_BUILD)/$(EXERCISE) 1>&2; echo $$?)
+                       ( $(exercise_limits) exec timeout $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) 1>&2; echo $$?)
   ifeq ($(EXERCISE_REPORT),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
   ifeq ($(EXERCISE_REPORT),1)
     $(error $(EXERCISE): a wrong answer, as the report above says; make exits non-zero so a script can tell)
+  endif
+  ifneq ($(filter-out 0 1 10,$(EXERCISE_REPORT)),)
+    $(error $(shell sh lessons/exercises/checker_status.sh $(EXERCISE) $(EXERCISE_REPORT) $(EXERCISE_SECONDS)))
   endif
 endif
 exercise:
@@ -80,12 +96,15 @@ exercise:
 ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_TRAINERS)),,$(error make exercise-train: EXERCISE must be one that plugs into the model: $(EXERCISE_TRAINERS)))
   EXERCISE_TRAINING := $(shell $(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
-                         $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) 1>&2; echo $$?)
+                         ( $(exercise_limits) exec timeout $(EXERCISE_TRAIN_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) ) 1>&2; echo $$?)
   ifeq ($(EXERCISE_TRAINING),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
   ifneq ($(filter 1 2,$(EXERCISE_TRAINING)),)
     $(error exercise-train $(EXERCISE): your line differs from the library's, or the run could not start (above))
+  endif
+  ifneq ($(filter-out 0 1 2,$(EXERCISE_TRAINING)),)
+    $(error $(shell sh lessons/exercises/checker_status.sh exercise-train-$(EXERCISE) $(EXERCISE_TRAINING) $(EXERCISE_TRAIN_SECONDS)))
   endif
 endif
 exercise-train:

@@ -2,7 +2,8 @@
 # make exercises-selftest: each checker must tell its untouched scaffold, a right answer and typical
 # wrong ones apart. The scaffold must say "not solved yet" (exit 10). Each fixture
 # tests/exercises/NAME/CASE.cpp says on a line "// expect: STATUS | PATTERN | PATTERN ..." what its
-# checker must answer: the exit status, and patterns (grep -E) its full report must match.
+# checker must answer: the exit status, and patterns (grep -E) its full report must match; a fixture
+# of code that never ends may set its time limit with "// seconds: N".
 #   selftest.sh BUILD_DIR NAME...      (the programs already built, by exercises.mk)
 # Leaves out building them.
 set -u
@@ -11,12 +12,20 @@ shift
 failed=0 checked=0 checkers=$# program_arguments=""
 
 # expect LABEL PROGRAM STATUS PATTERN...: PROGRAM (with $program_arguments) exits with STATUS, and
-# its output matches each PATTERN.
+# its output matches each PATTERN. It runs under make exercise's limits (exercises.mk: 4 GiB of
+# memory, $seconds seconds, 60 unless the fixture says "// seconds: N"), and a status that is no
+# verdict adds make exercise's sentence for it (checker_status.sh) to the output.
+seconds=60
 expect() {
     label=$1 program=$2 status=$3
     shift 3
-    output=$("$program" $program_arguments 2>&1)
+    output=$(ulimit -v 4194304; timeout "$seconds" "$program" $program_arguments 2>&1)
     actual=$?
+    case $actual in
+        0 | 1 | 2 | 10) ;;
+        *) output="$output
+$(sh lessons/exercises/checker_status.sh "$label" "$actual" "$seconds")" ;;
+    esac
     problems=""
     [ "$actual" = "$status" ] || problems="exit status $actual, expected $status"
     for pattern in "$@"; do
@@ -56,7 +65,10 @@ for name in "$@"; do
             [ -n "$p" ] && set -- "$@" "$p"
         done
         IFS=$old_ifs
+        seconds=$(sed -n 's|^// seconds: \([0-9][0-9]*\)$|\1|p' "$fixture" | head -n 1)
+        seconds=${seconds:-60}
         expect "$name, $case_name" "$build/fixtures/$name/$case_name" "$status" "$@"
+        seconds=60
         cases=$((cases + 1))
         [ "$status" != 0 ] && wrong_cases=$((wrong_cases + 1))
     done

@@ -118,7 +118,7 @@ bool check_ntk(exercise::Checker& checker) {
         right &= compare_frequencies(
             checker, "ntk_frequencies " + c.name(), ntk_frequencies(c.H, c.base, c.s),
             wai::rope_frequencies(c.H, wai::ntk_scaled_base(c.base, c.H, c.s)),
-            {{"that is base * s, the power k = 1 (H in place of H - 2): the last pair then slows by s^((H-2)/H), "
+            {{"that is base * s, the power k = 1 (H in place of H - 2, or H / (H - 2) divided in integers, which is 1): the last pair then slows by s^((H-2)/H), "
               "not s; k = H / (H - 2)",
               with_base(c.H, c.base * c.s, H)},
              {"the power is upside down: k = H / (H - 2), not (H - 2) / H", with_base(c.H, c.base * std::pow(c.s, 1.0 / k), H)},
