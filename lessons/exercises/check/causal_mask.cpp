@@ -113,7 +113,7 @@ bool entries_seen_or_hidden(exercise::Checker& checker, const std::string& what,
     if (first < 0) return checker.ok(what);
     return checker.wrong(what,
                          "the entry at " + exercise::index_in(mask.shape(), first) + " is " + exercise::number(mask[first]) +
-                             ": an entry is 0 (the key is seen) or -infinity (hidden)",
+                             ": an entry is 0 (the key is seen) or -infinity (hidden; -1e4 or below hides it too)",
                          zeros_and_ones ? "a mask of 1 and 0 says which keys are seen, as np.tri does, but added to the "
                                           "scores it hides nothing: write 0 where a key is seen, -infinity where it is not"
                                         : "");
