@@ -44,6 +44,21 @@ std::string numbers_of(const wai::Tensor& t, int64_t most = 4) {
     return text + "]";
 }
 
+// The expression that made `node`, spelled out from the graph down to y: "sum(y²)". It is read from
+// the nodes the engine recorded, so it names the loss actually built, whatever it is changed to.
+// A value times itself is written as its square; any other leaf than y is written as its numbers.
+std::string spelled_out(const wai::Node* node, const wai::Node* y) {
+    if (node == y) return "y";
+    if (node->parents.empty()) return numbers_of(node->value);
+    if (node->parents.size() == 2 && node->parents[0].node() == node->parents[1].node() &&
+        std::string(node->op_name) == "multiply")
+        return spelled_out(node->parents[0].node(), y) + "²";
+    std::string text = std::string(node->op_name) + "(";
+    for (size_t i = 0; i < node->parents.size(); ++i)
+        text += (i == 0 ? "" : ", ") + spelled_out(node->parents[i].node(), y);
+    return text + ")";
+}
+
 // Every node reachable from root through parents, each once, parents before children. Unlike
 // topological_order, which walks only what backward needs, this also reaches inputs such as x:
 // the picture shows the whole expression.
@@ -99,7 +114,7 @@ int main(int argc, char** argv) {
     const wai::Value y_squared = wai::multiply(y, y);  // (T, D): y is used twice, as both factors
     wai::Value loss = wai::sum(y_squared);             // ()
 
-    lesson::heading("The expression: y = x·W + b, loss = sum of y²");
+    lesson::heading("The expression: y = x·W + b, loss = " + spelled_out(loss.node(), y.node()));
     print_matrix("x", x.value());
     print_matrix("W", W.value());
     std::printf("  b        [%8.4f %8.4f]\n", b.value()[0], b.value()[1]);
@@ -116,7 +131,10 @@ int main(int argc, char** argv) {
         }
     bool forward_agrees = close(loss.value().item(), loss_by_hand, 1e-6);
     for (int i = 0; i < 4; ++i) forward_agrees = forward_agrees && close(y.value()[i], y_by_hand[i / 2][i % 2], 1e-6);
-    lesson::check(forward_agrees, "the engine's forward pass equals the one written out by hand");
+    char forward_numbers[160];
+    std::snprintf(forward_numbers, sizeof forward_numbers, "loss %.6g by the engine, %.6g by hand; y[0][0] %.6g and %.6g",
+                  loss.value().item(), loss_by_hand, y.value()[0], y_by_hand[0][0]);
+    lesson::check(forward_agrees, "the engine's forward pass equals the one written out by hand", forward_numbers);
 
     // The graph. topological_order walks back from the loss through every parent that needs a
     // gradient and lists each node after its parents: the order in which the forward pass could
@@ -189,15 +207,23 @@ int main(int argc, char** argv) {
     lesson::heading("The graph, drawn");
     std::vector<wai::Node*> all_nodes;
     every_node(loss.node(), all_nodes);
+    // What the picture must hold, counted from the graph actually built: every node one of our named
+    // values (a name in `named` whose value the loss no longer uses is not in the graph), one arrow per input.
     size_t inputs = 0;
-    for (const wai::Node* node : all_nodes) inputs += node->parents.size();
+    bool every_node_named = true;
+    for (const wai::Node* node : all_nodes) {
+        inputs += node->parents.size();
+        every_node_named = every_node_named && std::string(name_of(node)) != "?";
+    }
     const std::filesystem::path folder = std::filesystem::absolute(argv[0]).parent_path();
     const std::filesystem::path dot_file = folder / "00_engine_graph.dot";
     const auto [nodes_written, edges_written] = write_dot(dot_file, all_nodes, name_of);
     std::printf("  %s: %zu nodes, %zu edges\n", dot_file.c_str(), nodes_written, edges_written);
-    lesson::check(nodes_written == named.size() && edges_written == inputs,
-                  "the DOT file has one node per value and one edge per input (" + std::to_string(named.size()) +
-                      " and " + std::to_string(inputs) + ")");
+    lesson::check(every_node_named && nodes_written == all_nodes.size() && edges_written == inputs,
+                  "the DOT file has one node per value and one edge per input (" + std::to_string(all_nodes.size()) +
+                      " and " + std::to_string(inputs) + ")",
+                  std::to_string(nodes_written) + " nodes and " + std::to_string(edges_written) + " edges written" +
+                      (every_node_named ? "" : "; a node of the graph has no name in `named` (shown as ?)"));
     // Rendering is a convenience: without Graphviz, one line says so and the lesson goes on.
     if (std::system("command -v dot >/dev/null 2>&1") != 0) {
         std::printf("  Graphviz's dot is not installed (Debian package graphviz): no SVG or PNG, the DOT file is there\n");
@@ -222,7 +248,10 @@ int main(int argc, char** argv) {
     W.zero_grad();
     bool all_zero = true;
     for (int i = 0; i < 4; ++i) all_zero = all_zero && W.grad()[i] == 0.0f;
-    lesson::check(all_zero, "zero_grad() sets it back to zero");
+    std::printf("  then: dloss/dW[0][0] = %.4f (%.4g times one backward's %.4f)\n", W.grad()[0],
+                W.grad()[0] / dW_by_hand[0][0], dW_by_hand[0][0]);
+    lesson::check(all_zero, "zero_grad() sets it back to zero",
+                  "dloss/dW is " + numbers_of(W.grad()) + ", still a sum of backward passes");
 
     return lesson::finish("00");
 }

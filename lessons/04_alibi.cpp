@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -114,20 +115,46 @@ int main(int argc, char** argv) {
         const std::vector<double> weight = weights_by_distance(slope, T);
         for (int64_t d : {int64_t{0}, int64_t{1}, int64_t{2}, int64_t{3}, int64_t{4}, int64_t{5}, T - 1})
             std::printf("  distance %2lld: weight %.4g\n", static_cast<long long>(d), weight[d]);
-        bool decreasing = true;
+        // The weights are float32. Far enough back, exp(-slope·d) drops below float32's smallest
+        // normal number (about 1.2e-38, e^-87: past distance 172 for slope 1/2, in any longer row)
+        // and the softmax can only round it to a subnormal or to 0, where neither claim below can be
+        // seen. The claims are checked where the weight is a normal float32, which at T = 32 is everywhere.
+        const double smallest_normal = std::numeric_limits<float>::min();
+        int64_t reach = 0;  // the farthest distance whose weight, and every nearer one's, is a normal float32
+        while (reach + 1 < T && weight[reach + 1] >= smallest_normal) ++reach;
+        const std::string how_far = reach == T - 1 ? std::string("all the way back")
+                                                   : "as far back as the weight is a normal float32 (distance " +
+                                                         std::to_string(reach) + ")";
+        if (reach < T - 1)
+            std::printf("  past distance %lld the weight is below float32's smallest normal number, %.2g: it rounds to "
+                        "a subnormal or to 0\n", static_cast<long long>(reach), smallest_normal);
+        int64_t not_falling = 0, worst_ratio_at = 1;  // the first distance whose weight does not fall; the worst ratio's
         double worst_ratio_error = 0.0;
-        for (int64_t d = 1; d < T; ++d) {
-            decreasing = decreasing && weight[d] < weight[d - 1];
-            worst_ratio_error = std::max(worst_ratio_error, std::abs(weight[d] / weight[d - 1] - std::exp(-slope)));
+        for (int64_t d = 1; d <= reach; ++d) {
+            if (not_falling == 0 && !(weight[d] < weight[d - 1])) not_falling = d;
+            const double ratio_error = std::abs(weight[d] / weight[d - 1] - std::exp(-slope));
+            if (ratio_error > worst_ratio_error) worst_ratio_error = ratio_error, worst_ratio_at = d;
         }
         const int64_t favourite = std::max_element(weight.begin(), weight.end()) - weight.begin();
         std::printf("  the most weight goes to distance %lld\n", static_cast<long long>(favourite));
-        lesson::check(decreasing, "the weight falls with every step of distance, all the way back");
-        lesson::check(weight[3] < weight[2] && weight[3] < weight[1], "distance 3 gets less than distance 1 or 2");
+        char rise[96] = "", ratio[128];
+        if (not_falling > 0)
+            std::snprintf(rise, sizeof rise, "distance %lld has %.4g, distance %lld had %.4g",
+                          static_cast<long long>(not_falling), weight[not_falling],
+                          static_cast<long long>(not_falling - 1), weight[not_falling - 1]);
+        std::snprintf(ratio, sizeof ratio, "at distance %lld it is %.6g, exp(-slope) = %.6g, apart by more than 1e-4",
+                      static_cast<long long>(worst_ratio_at), weight[worst_ratio_at] / weight[worst_ratio_at - 1],
+                      std::exp(-slope));
+        lesson::check(not_falling == 0, "the weight falls with every step of distance, " + how_far, rise);
+        char near[96];
+        std::snprintf(near, sizeof near, "distance 3 has %.4g, distance 2 %.4g, distance 1 %.4g", weight[3], weight[2],
+                      weight[1]);
+        lesson::check(weight[3] < weight[2] && weight[3] < weight[1], "distance 3 gets less than distance 1 or 2", near);
         std::printf("  distance 3 over distance 2: %.4f; exp(-slope) = %.4f\n", weight[3] / weight[2],
                     std::exp(-slope));
-        lesson::check(worst_ratio_error < 1e-4,
-                      "each step back multiplies the weight by exp(-slope), at every distance");
+        lesson::check(worst_ratio_error < 1e-4, "each step back multiplies the weight by exp(-slope), " +
+                                                    (reach == T - 1 ? std::string("at every distance") : how_far),
+                      ratio);
     }
 
     // The steep slope's flip side, as the chapter says: its heads effectively ignore distant tokens.
