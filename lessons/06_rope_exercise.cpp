@@ -30,6 +30,13 @@ constexpr double rope_base = 10000.0;
 
 using course::rope_angles;  // lessons/course_rope.hpp, shared with the exercise
 
+// A number for a check's failure line: "3.58e-07", "1e+04".
+std::string short_number(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.3g", value);
+    return text;
+}
+
 // x[..., first::2]: (T, H) -> (T, H/2), the columns first, first + 2, ...
 Tensor every_other_column(const Tensor& x, int64_t first) {
     const int64_t T = x.size(0), H = x.size(1);
@@ -86,7 +93,7 @@ double row_dot(const Tensor& a, int64_t m, int64_t n) {
 // The exercise's score: the same vector as query at position m and key at position n, both rotated.
 double score(const Tensor& vector, int64_t query_position, int64_t key_position) {
     const int64_t seq_len = std::max(query_position, key_position) + 1;
-    const Tensor rotated = apply_rope(repeated_rows(vector, seq_len), rope_angles(head_dim, seq_len));  // (T, H)
+    const Tensor rotated = apply_rope(repeated_rows(vector, seq_len), rope_angles(head_dim, seq_len, rope_base));  // (T, H)
     return row_dot(rotated, query_position, key_position);
 }
 
@@ -167,7 +174,7 @@ int main(int argc, char** argv) {
     const int64_t seq_len = 114;  // positions 0..113: everything the exercise needs
     wai::Generator generator(23);
     const Tensor sequence = Tensor::normal(Shape{seq_len, head_dim}, 0.0f, 1.0f, generator);  // (T, H)
-    const Tensor ours = apply_rope(sequence, rope_angles(head_dim, seq_len));
+    const Tensor ours = apply_rope(sequence, rope_angles(head_dim, seq_len, rope_base));
     const Tensor library = wai::rope_rotate(
         sequence, wai::make_rope_table(seq_len, wai::rope_frequencies(head_dim, rope_base), wai::RopePairing::interleaved));
     double largest_difference = 0.0;
@@ -176,7 +183,8 @@ int main(int argc, char** argv) {
     std::printf("  a random (T, H) = (%lld, %lld) sequence, positions 0..%lld: largest difference %.2e\n",
                 static_cast<long long>(seq_len), static_cast<long long>(head_dim), static_cast<long long>(seq_len - 1),
                 largest_difference);
-    lesson::check(largest_difference < 1e-4, "apply_rope agrees with rope_rotate to 1e-4 at every position and dimension");
+    lesson::check(largest_difference < 1e-4, "apply_rope agrees with rope_rotate to 1e-4 at every position and dimension",
+                  "largest difference " + short_number(largest_difference) + " at base " + short_number(rope_base));
 
     // The exercise: one vector v is both the query and the key. At distance 0 the score is |v|^2 wherever
     // the pair sits, because a rotation keeps length: that half of the exercise is true by construction.

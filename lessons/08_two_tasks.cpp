@@ -5,6 +5,8 @@
 // Leaves out the full experiment (28 runs of 2000 steps: `make experiment`) and the other six schemes.
 #include <cmath>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -80,6 +82,29 @@ wai::RunResult short_run(const wai::RunConfig& config) {
     return result;
 }
 
+// The chapter's table rows (tasks/chapter_table.txt: 2000 steps, seeds 0 and 1) for `task` with
+// `scheme`, printed as they stand; the file is found from the source tree's root, where the README
+// runs the lessons, and otherwise named.
+void print_chapter_rows(const std::string& task, const std::string& scheme) {
+    const char* path = "tasks/chapter_table.txt";
+    std::ifstream table(path);
+    if (!table) {
+        std::printf("  the chapter's rows for %s %s: in %s (run from the source tree's root to see them here)\n",
+                    task.c_str(), scheme.c_str(), path);
+        return;
+    }
+    bool any = false;
+    for (std::string line; std::getline(table, line);) {
+        std::istringstream words(line);
+        std::string line_task, line_scheme;
+        if (words >> line_task >> line_scheme && line_task == task && line_scheme == scheme) {
+            std::printf("  the chapter, 2000 steps: %s\n", line.c_str());
+            any = true;
+        }
+    }
+    if (!any) std::printf("  the chapter's table (%s) has no row for %s %s\n", path, task.c_str(), scheme.c_str());
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -128,7 +153,9 @@ int main(int argc, char** argv) {
     // training length 32), RoPE, but 300 steps instead of 2000 and 64 test sequences instead of 256.
     // The line is the experiment's own format. lag needs only "look exactly 3 back", which RoPE makes
     // easy: 300 steps reached 1.000 at length 32 on seeds 0 and 1 when this lesson was written, and the
-    // check asks for 0.9 (chance is 1/16). seen is checked against its always-"no" baseline.
+    // check asks for 0.9 (chance is 1/16). seen is checked against its always-"no" baseline. Both
+    // thresholds were set for rope after 300 steps: with another scheme (none cannot tell 3 back from
+    // any other place, and 300 steps are not 2000) the lesson prints the chapter's rows for it instead.
     wai::RunConfig config;
     config.scheme = "rope";
     config.steps = 300;
@@ -149,8 +176,17 @@ int main(int argc, char** argv) {
                 static_cast<long long>(config.eval_sequences), static_cast<long long>(first_length), seen_baseline);
     char chance[32];
     std::snprintf(chance, sizeof chance, "%.4g", 1.0 / static_cast<double>(lag.vocab));
-    lesson::check(lag_result.accuracy[0] > 0.9, "lag" + after + " above 0.9 (chance " + chance + ")");
-    lesson::check(seen_result.accuracy[0] > seen_baseline + 0.05, "seen" + after + " at least 0.05 above always \"no\"");
+    if (config.scheme == "rope") {
+        lesson::check(lag_result.accuracy[0] > 0.9, "lag" + after + " above 0.9 (chance " + chance + ")",
+                      "accuracy " + std::to_string(lag_result.accuracy[0]));
+        lesson::check(seen_result.accuracy[0] > seen_baseline + 0.05, "seen" + after + " at least 0.05 above always \"no\"",
+                      "accuracy " + std::to_string(seen_result.accuracy[0]) + ", always \"no\" " + std::to_string(seen_baseline));
+    } else {
+        std::printf("  (the 300-step thresholds are rope's, so %s is not checked; beside these lines, lag chance is %s)\n",
+                    config.scheme.c_str(), chance);
+        print_chapter_rows("lag", config.scheme);
+        print_chapter_rows("seen", config.scheme);
+    }
 
     // The full experiment is `make experiment`: 2 tasks x 7 schemes (none sinusoid learned rope
     // rope:1000000 alibi:0.5 alibi:0.0625) x seeds 0 and 1, 2000 steps each, 256 test sequences per

@@ -52,13 +52,18 @@ int main(int argc, char** argv) {
                 static_cast<long long>(train_keys), factor);
     // "gap closed" is signed: how far the factor moves the weight from the unscaled one toward the
     // 32-key one, as a share of the whole way. Under 100% it falls short; over 100% it overshoots,
-    // the row is then sharper than it was at 32 keys, and the column says "over".
+    // the row is then sharper than it was at 32 keys, and the column says "over". A score a < 0 (a key
+    // scored below the rest) is multiplied by the factor too: it moves further below, the factor takes
+    // weight off the key, and the share is negative ("away").
     std::printf("          weight on the match             share of the        entropy (nats)\n");
     std::printf("      a   %3lld keys  %3lld keys  %3lld x%.2f   gap closed      %3lld keys  %3lld keys  %3lld x%.2f\n",
                 static_cast<long long>(train_keys), static_cast<long long>(test_keys), static_cast<long long>(test_keys),
                 factor, static_cast<long long>(train_keys), static_cast<long long>(test_keys),
                 static_cast<long long>(test_keys), factor);
     bool always_flatter = true, scaling_sharpens = true, scaling_closer = true, flat_stays_flat = true;
+    bool any_negative = false, negative_moves_away = true;
+    std::string sharpens_detail, closer_detail, away_detail;  // the rows a check failed at, with their weights
+    char row_text[96];
     double largest_gap_left = 0.0;
     std::vector<std::pair<float, double>> closed_at;  // (a, share of the gap closed), for a > 0
     for (float a : {0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 8.0f}) {
@@ -76,24 +81,51 @@ int main(int argc, char** argv) {
         const double closed = (scaled_row.match_weight - long_row.match_weight) / gap;  // signed; 1 = exactly
         std::printf("  %5.1f    %.4f    %.4f     %.4f      %6.1f%% %-4s     %.3f      %.3f      %.3f\n", a,
                     short_row.match_weight, long_row.match_weight, scaled_row.match_weight, 100.0 * closed,
-                    closed > 1.0 ? "over" : "", short_row.entropy, long_row.entropy, scaled_row.entropy);
+                    closed > 1.0 ? "over" : closed < 0.0 ? "away" : "", short_row.entropy, long_row.entropy, scaled_row.entropy);
         always_flatter &= long_row.match_weight < short_row.match_weight && long_row.entropy > short_row.entropy;
         if (a == 0.0f) {  // no match stands out: a flat row stays flat whatever the factor
             flat_stays_flat = std::abs(scaled_row.match_weight - long_row.match_weight) < 1e-7;
             continue;
         }
+        if (a < 0.0f) {  // a key scored below the rest: the factor lowers its weight further
+            any_negative = true;
+            if (!(scaled_row.match_weight < long_row.match_weight && long_row.match_weight < short_row.match_weight)) {
+                negative_moves_away = false;
+                std::snprintf(row_text, sizeof row_text, " a = %g: %.4f scaled, %.4f unscaled, %.4f at %lld;", a,
+                              scaled_row.match_weight, long_row.match_weight, short_row.match_weight,
+                              static_cast<long long>(train_keys));
+                away_detail += row_text;
+            }
+            continue;
+        }
         closed_at.emplace_back(a, closed);
-        scaling_sharpens &= scaled_row.match_weight > long_row.match_weight;
-        scaling_closer &= gap_left < gap;
+        if (!(scaled_row.match_weight > long_row.match_weight)) {
+            scaling_sharpens = false;
+            std::snprintf(row_text, sizeof row_text, " a = %g: %.4f scaled, %.4f unscaled;", a, scaled_row.match_weight,
+                          long_row.match_weight);
+            sharpens_detail += row_text;
+        }
+        if (!(gap_left < gap)) {
+            scaling_closer = false;
+            std::snprintf(row_text, sizeof row_text, " a = %g: %.4f left of a %.4f gap;", a, gap_left, gap);
+            closer_detail += row_text;
+        }
         largest_gap_left = std::max(largest_gap_left, gap_left);
     }
     lesson::check(always_flatter,
                   "at every a, " + test + " keys give the match less weight and the row more entropy than " + train);
     lesson::check(flat_stays_flat,
                   "a = 0: all scores equal, and scaling them changes nothing (weight 1/" + test + " either way)");
-    lesson::check(scaling_sharpens, "at every a > 0, the factor moves weight back onto the match at " + test + " keys");
+    lesson::check(scaling_sharpens, "at every a > 0, the factor moves weight back onto the match at " + test + " keys",
+                  sharpens_detail);
     lesson::check(scaling_closer,
-                  "at every a > 0, the scaled weight is nearer the " + train + "-key weight than the unscaled one");
+                  "at every a > 0, the scaled weight is nearer the " + train + "-key weight than the unscaled one",
+                  closer_detail);
+    if (any_negative)
+        lesson::check(negative_moves_away,
+                      "at every a < 0, the factor takes weight off the key at " + test + " keys, further from its " + train +
+                          "-key weight",
+                      away_detail);
     std::printf("  largest distance left between the scaled %lld-key weight and the %lld-key weight: %.3f\n",
                 static_cast<long long>(test_keys), static_cast<long long>(train_keys), largest_gap_left);
 
