@@ -7,14 +7,27 @@ TAGS     ?=
 comma    := ,
 space    := $(empty) $(empty)
 
-BLAS_INCLUDE := /usr/include/x86_64-linux-gnu/openblas-openmp
-BLAS_LIB     := /usr/lib/x86_64-linux-gnu/openblas-openmp
-CATCH_HEADER := /usr/include/catch2/catch.hpp
+# Debian keeps OpenBLAS's OpenMP build under the target's multiarch folder (x86_64-linux-gnu,
+# aarch64-linux-gnu, ...): the compiler names it, so a cross compiler (CXX=aarch64-linux-gnu-g++,
+# make test-arm64) finds the arm64 library. dpkg-architecture answers for a compiler that does not.
+MULTIARCH    := $(or $(shell $(CXX) -print-multiarch 2>/dev/null),$(shell dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null),x86_64-linux-gnu)
+BLAS_INCLUDE := /usr/include/$(MULTIARCH)/openblas-openmp
+BLAS_LIB     := /usr/lib/$(MULTIARCH)/openblas-openmp
+# Catch2 v2 (Debian 12) is one header; v3 (Debian 13, Ubuntu 24.04) is headers and a static library.
+# tests/catch.hpp includes whichever WAI_CATCH_VERSION names, so the tests are the same for both.
+CATCH_VERSION := $(if $(wildcard /usr/include/catch2/catch_all.hpp),3,2)
+CATCH_HEADER  := $(if $(filter 3,$(CATCH_VERSION)),/usr/include/catch2/catch_all.hpp,/usr/include/catch2/catch.hpp)
+CATCH_LIBS    := $(if $(filter 3,$(CATCH_VERSION)),-lCatch2)
+# A test run that matches no test case fails: v2 needs telling, v3 (3.7) does it by itself and no
+# longer knows the option.
+CATCH_NO_TESTS := $(if $(filter 3,$(CATCH_VERSION)),,--warn NoTests)
 
 # A sanitizer build lives in its own folder so it never mixes objects with the normal one.
+# This CPU's instructions, for a native build; a cross build (make test-arm64) gives NATIVE_ARCH=.
+NATIVE_ARCH ?= -march=native
 ifeq ($(SANITIZE),)
   BUILD    := build
-  OPTIMISE := -O2 -march=native
+  OPTIMISE := -O2 $(NATIVE_ARCH)
 else
   BUILD    := build/$(SANITIZE)
   OPTIMISE := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
@@ -52,7 +65,7 @@ all: check-deps $(LIBRARY) $(PROGRAMS)
 help:
 	@echo "make            build the library and programs into build/"
 	@echo "make test       build and run the tests (TAGS='[rope]' for one tag; SANITIZE=address or undefined)"
-	@echo "make deps       install missing Debian packages with apt-get"
+	@echo "make deps       install missing Debian packages with apt-get (as root, or through sudo)"
 	@echo "make experiment the chapter's 28 runs into results/ (SEEDS='0 1 2 3 4' for more; resumable)"
 	@echo "make experiment SCHEDULER=slurm  the missing runs as a Slurm job array (SLURM_FLAGS go to sbatch), then the table"
 	@echo "make experiment-jobs  one shell command per missing run, for parallel --sshloginfile HOSTS; make experiment-collect  the table"
@@ -64,6 +77,8 @@ help:
 	@echo "make test-experiment  interrupt, corrupt and resume a short experiment (tests/experiment_resume.sh)"
 	@echo "make test-slurm, make test-parallel  the experiment on a one-node Slurm cluster, and through GNU parallel and ssh"
 	@echo "make valgrind   one short train_position run under valgrind; make fuzz  the weight-file reader under libFuzzer"
+	@echo "make test-debian RELEASE=trixie  make experiment and make test in a fresh Debian 13 root (bookworm: 12), as root"
+	@echo "make test-arm64 the test program and two lessons cross-built for arm64, run under qemu-user"
 	@echo "make clean      remove build/"
 
 # One line naming the missing package, instead of a wall of compiler errors.
@@ -73,43 +88,9 @@ check-deps:
 	@test -f /usr/include/nlohmann/json.hpp || { echo "missing: the JSON parser for weight files; run 'make deps' (Debian package nlohmann-json3-dev)"; exit 1; }
 
 check-test-deps: check-deps
-	@test -f $(CATCH_HEADER) || { echo "missing: Catch2 v2; run 'make deps' (Debian package catch2)"; exit 1; }
+	@test -f $(CATCH_HEADER) || { echo "missing: Catch2 (v2 or v3); run 'make deps' (Debian package catch2)"; exit 1; }
 
-DEB_PACKAGES := g++ make libopenblas-openmp-dev catch2 nlohmann-json3-dev valgrind clang libclang-rt-14-dev gnuplot-nox graphviz
-TEST_DEB_PACKAGES := python3-torch python3-numpy
-deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
-	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || missing="$$missing $$p"; \
-	done; \
-	if [ -z "$$missing" ]; then echo "deps: all present ($(DEB_PACKAGES))"; \
-	else echo "deps: installing$$missing"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_FLAGS) $$missing >/dev/null \
-	  && echo "deps: installed$$missing"; fi
-
-# On a fresh machine the first make that builds anything installs what is missing first (make deps),
-# while this file is read, so that no compile starts before it: `make experiment` and `make test` are
-# the whole set-up. Where a package cannot be installed, check-deps names it in one line.
-ifneq ($(filter-out deps help clean,$(or $(MAKECMDGOALS),all)),)
-  ifneq ($(shell command -v dpkg-query),)
-    MISSING_PACKAGES := $(strip $(shell for p in $(DEB_PACKAGES); do \
-      dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done))
-    ifneq ($(MISSING_PACKAGES),)
-      $(info set-up: installing $(MISSING_PACKAGES) with apt-get (make deps), once)
-      DEPS_STATUS := $(shell $(MAKE) --no-print-directory deps >&2; echo $$?)
-    endif
-    # make test also installs the test-time reference, PyTorch, so that [roundtrip] runs instead of
-    # being skipped (without what it recommends: the tests need only the library).
-    ifneq ($(filter test,$(MAKECMDGOALS)),)
-      MISSING_TEST_PACKAGES := $(strip $(shell for p in $(TEST_DEB_PACKAGES); do \
-        dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done))
-      ifneq ($(MISSING_TEST_PACKAGES),)
-        $(info set-up: installing $(MISSING_TEST_PACKAGES) with apt-get, once: PyTorch, the reference the [roundtrip] test compares with)
-        TEST_DEPS_STATUS := $(shell $(MAKE) --no-print-directory deps DEB_PACKAGES="$(TEST_DEB_PACKAGES)" APT_FLAGS=--no-install-recommends >&2; echo $$?)
-      endif
-    endif
-  endif
-endif
+include platform/debian.mk
 
 $(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
@@ -241,7 +222,7 @@ bench: check-deps $(BUILD)/bench_step
 bench-torch: check-deps $(BUILD)/bench_step
 	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "missing: PyTorch for the comparison; install the Debian package python3-torch"; exit 1; }
 	@OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 | tee $(BUILD)/bench_ours.txt
-	@kernels=$$(sed -n 's/.*OpenBLAS \([A-Za-z0-9]*\) kernels.*/\1/p' $(BUILD)/bench_ours.txt); \
+	@kernels=$$(sed -n 's/.*OpenBLAS \([A-Za-z0-9]*\) kernels.*/\1/p' $(BUILD)/bench_ours.txt | head -n 1); \
 	 OPENBLAS_CORETYPE=$$kernels OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/torch_step.py --threads 1 | tee $(BUILD)/bench_torch.txt
 	@torch_ms=$$(sed -n 's/.*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_torch.txt); \
 	 fast_ms=$$(sed -n 's/.*fast kernels: .*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_ours.txt); \
@@ -252,7 +233,8 @@ bench-torch: check-deps $(BUILD)/bench_step
 
 # Catch2's main is compiled once into its own object: it is the slow part of a test build.
 $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(CATCH_LIBS) $(LDLIBS)
+$(BUILD)/tests/%.o: CXXFLAGS += -DWAI_CATCH_VERSION=$(CATCH_VERSION)
 
 # The whole suite (no TAGS, no SANITIZE) also runs every exercise checker on its fixtures
 # (exercises-selftest). A sanitizer build leaves out [slow] (two 2000-step trainings) and [roundtrip]
@@ -264,7 +246,7 @@ test-programs: $(TEST_BINARY)
 test: check-test-deps
 	+@$(PARALLEL_MAKE) test-programs
 	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES))
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) --warn NoTests $(or $(TAGS),$(if $(SANITIZE),"~[slow]~[roundtrip]"))
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) $(CATCH_NO_TESTS) $(or $(TAGS),$(if $(SANITIZE),"~[slow]~[roundtrip]"))
 
 clean:
 	rm -rf build
@@ -272,5 +254,6 @@ clean:
 include lessons/lessons.mk
 include tasks/extension.mk tasks/cluster.mk plots/plots.mk
 include tests/reliability.mk tests/fuzz/fuzz.mk
+include platform/platforms.mk
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)

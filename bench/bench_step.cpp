@@ -341,6 +341,7 @@ int main(int argc, char** argv) {
 
     std::printf("bench: lag rope, B=%lld T=%lld, %d threads, OpenBLAS %s kernels, openblas_get_parallel() = %d (the OpenMP build)\n",
                 static_cast<long long>(B), static_cast<long long>(T), threads, blas_kernels(), openblas_get_parallel());
+    std::printf("bench: OpenBLAS %s kernels: %s\n", blas_kernels(), blas_kernels_origin().c_str());
     std::vector<double> step_ms;
     for (const auto& run : runs) step_ms.push_back(run->report(B, T, steps, repeats));
     if (runs.size() == 2)

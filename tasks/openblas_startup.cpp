@@ -8,8 +8,10 @@
 #include <malloc.h>
 #include <omp.h>
 #include <sched.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -27,17 +29,79 @@ const char* blas_kernels() { return openblas_get_corename(); }
 
 namespace {
 
+// Set in the environment when the start-up's rule names the kernels, so that the program it starts
+// again (and the programs that one starts) can say where the choice came from.
+constexpr const char* rule_marker = "WAI_BLAS_KERNELS_BY_RULE";
+// Set for a copy of this program that only prints OpenBLAS's own choice and exits (blas_kernels_origin).
+constexpr const char* probe_marker = "WAI_PRINT_BLAS_KERNELS";
+
+// What OpenBLAS picks for this CPU by itself: this program started again without OPENBLAS_CORETYPE,
+// as a probe that prints its kernels and exits; "" if that cannot be run.
+std::string own_blas_choice() {
+    int out[2];
+    if (pipe(out) != 0) return "";
+    const pid_t child = fork();
+    if (child < 0) {
+        close(out[0]);
+        close(out[1]);
+        return "";
+    }
+    if (child == 0) {
+        dup2(out[1], STDOUT_FILENO);
+        close(out[0]);
+        close(out[1]);
+        unsetenv("OPENBLAS_CORETYPE");
+        unsetenv(rule_marker);
+        setenv(probe_marker, "1", 1);
+        char name[] = "blas-kernels-probe";
+        char* argv[] = {name, nullptr};
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    close(out[1]);
+    std::string text;
+    char buffer[128];
+    for (ssize_t n; (n = read(out[0], buffer, sizeof buffer)) > 0;) text.append(buffer, static_cast<size_t>(n));
+    close(out[0]);
+    int status = 0;
+    waitpid(child, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "";
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+    return text;
+}
+
 // Names the kernels that suit this CPU in OPENBLAS_CORETYPE when OpenBLAS fell back to its generic
-// ones and the user named none; true when it did.
+// ones and the user named none; true when it did. x86-64 only: that is where a CPU newer than the
+// library gets the generic kernels (OpenBLAS 0.3.21 on an Intel Xeon of model 207; 0.3.29 knows
+// more CPUs, and the rule then finds nothing to do). On arm64 OpenBLAS's own choice stands.
 bool name_blas_kernels() {
+#if defined(__x86_64__)
     if (std::getenv("OPENBLAS_CORETYPE") != nullptr || std::strcmp(blas_kernels(), "Prescott") != 0) return false;
     const char* kernels = __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
-    return kernels != nullptr && setenv("OPENBLAS_CORETYPE", kernels, 1) == 0;
+    return kernels != nullptr && setenv("OPENBLAS_CORETYPE", kernels, 1) == 0 && setenv(rule_marker, "1", 1) == 0;
+#else
+    return false;
+#endif
 }
 
 }  // namespace
 
+std::string blas_kernels_origin() {
+    const char* named = std::getenv("OPENBLAS_CORETYPE");
+    if (named == nullptr) return "OpenBLAS's own choice for this CPU";
+    if (std::getenv(rule_marker) != nullptr)
+        return "named by the start-up's rule: OpenBLAS alone picks its generic Prescott kernels on this CPU";
+    const std::string own = own_blas_choice();
+    return "named by OPENBLAS_CORETYPE=" + std::string(named) + " in the environment; OpenBLAS alone would pick " +
+           (own.empty() ? std::string("(could not be asked)") : own);
+}
+
 void prepare_process(char** argv) {
+    if (std::getenv(probe_marker) != nullptr) {  // the probe of own_blas_choice: its answer, and nothing else
+        std::printf("%s\n", blas_kernels());
+        std::fflush(stdout);
+        _exit(0);
+    }
     // Keep up to 1 GiB of freed memory in the process instead of returning it after every step.
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);

@@ -1,7 +1,7 @@
 // Program start-up that every whereami program runs first, before any tensor is made: OpenBLAS
 // kernels that suit this CPU, how waiting threads wait, a malloc that keeps freed tensor memory,
 // and thread counts.
-//   - OpenBLAS picks its kernels by CPU model when it loads, and on a CPU newer than the library it
+//   - OpenBLAS picks its kernels by CPU model when it loads, and on an x86-64 CPU newer than the library it
 //     falls back to generic SSE3 kernels ("Prescott"), far slower at matrix products. When that
 //     happens on a CPU with AVX-512 or AVX2, prepare_process names the right kernels in
 //     OPENBLAS_CORETYPE and starts the program again, since OpenBLAS reads it only when it loads.
@@ -16,7 +16,8 @@
 //     threads and their buffers). The environment is checked before OpenBLAS loads, and so is its
 //     room under an address-space limit (tasks/startup_checks.hpp).
 //   - Standard output is checked at exit (tasks/output_check.hpp).
-// Leaves out pinning threads to cores, and systems other than glibc on x86-64.
+// Leaves out pinning threads to cores, and systems other than glibc on x86-64 and arm64 (on arm64
+// the kernels are OpenBLAS's own choice).
 #pragma once
 #include <string>
 
@@ -36,5 +37,9 @@ int max_threads();
 int parse_thread_count(const std::string& text, const std::string& what);
 // The kernel family OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
 const char* blas_kernels();
+// Where that choice came from: OpenBLAS's own detection, the start-up's rule, or OPENBLAS_CORETYPE in
+// the environment, and then what OpenBLAS alone would pick (asked of a copy of this program started
+// without it, which prints its kernels and exits).
+std::string blas_kernels_origin();
 
 }  // namespace wai

@@ -1,7 +1,8 @@
 // The start-up checks: the thread-count environment and OpenBLAS's room, from .preinit_array and
 // again from prepare_process and set_threads. The .preinit_array part runs before libstdc++ and
 // the shared libraries are initialised, so it uses only system calls and plain character buffers.
-// Leaves out OpenBLAS builds whose buffer is not 128 MiB (the figure is this Debian 12 library's).
+// Leaves out OpenBLAS builds whose buffer differs from Debian's: 128 MiB on x86-64 (0.3.21 in Debian
+// 12 and 0.3.29 in Debian 13 alike), 32 MiB on arm64; [startup] measures it against blas_buffer_bytes.
 #include "tasks/startup_checks.hpp"
 
 #include <cblas.h>
@@ -27,7 +28,7 @@ namespace wai {
 namespace {
 
 constexpr uint64_t mib = uint64_t(1) << 20;
-constexpr uint64_t blas_buffer = 128 * mib;  // OpenBLAS 0.3.21's BUFFER_SIZE on x86-64 (32 << 22)
+constexpr uint64_t blas_buffer = blas_buffer_bytes;
 constexpr uint64_t per_thread = 16 * mib;    // a thread's stack (8 MiB by default) and its share of the rest
 constexpr uint64_t headroom = 64 * mib;      // what start-up maps besides, before the run's own tensors
 
@@ -177,7 +178,7 @@ void check_before_libraries(int, char** argv, char** envp) {
     // OpenBLAS's OpenMP build starts min(OMP_NUM_THREADS or the CPU count, the CPU count) threads.
     const int cpus = max_threads() / 4;
     const int blas_threads = omp_threads > 0 && omp_threads < cpus ? omp_threads : cpus;
-    require_room(blas_threads * blas_buffer + headroom, "maps a 128 MiB buffer for each of its threads when it loads",
+    require_room(blas_threads * blas_buffer + headroom, "maps a " WAI_BLAS_BUFFER_TEXT " buffer for each of its threads when it loads",
                  static_cast<uint64_t>(blas_threads));
 }
 
@@ -189,17 +190,17 @@ __attribute__((section(".preinit_array"), used)) void (*const run_before_librari
 void check_room_for_threads(int threads) {
     const int blas_threads = openblas_get_num_threads();
     if (!has_room_limit() || threads <= blas_threads) return;
-    require_room((threads - blas_threads) * blas_buffer + headroom, "maps a 128 MiB buffer for each thread it is given",
+    require_room((threads - blas_threads) * blas_buffer + headroom, "maps a " WAI_BLAS_BUFFER_TEXT " buffer for each thread it is given",
                  static_cast<uint64_t>(threads));
 }
 
 void reserve_blas_buffers() {
     if (!has_room_limit()) return;
     // What cblas_sgemm takes on entry and gives back on return, held on every OpenMP thread at once, one
-    // thread after another, so that each 128 MiB mmap it may make is checked first. A buffer given
+    // thread after another, so that each buffer's mmap it may make is checked first. A buffer given
     // back stays mapped in OpenBLAS's table, and the products later reuse it.
     const int threads = omp_get_max_threads();
-    require_room(threads * (blas_buffer + per_thread) + headroom, "maps a 128 MiB buffer for each thread that calls it",
+    require_room(threads * (blas_buffer + per_thread) + headroom, "maps a " WAI_BLAS_BUFFER_TEXT " buffer for each thread that calls it",
                  static_cast<uint64_t>(threads));  // all of it at once, so that the line names the whole need
     std::vector<void*> held(static_cast<size_t>(threads), nullptr);
     #pragma omp parallel num_threads(threads)
@@ -207,7 +208,7 @@ void reserve_blas_buffers() {
         const int me = omp_get_thread_num();
         for (int turn = 0; turn < omp_get_num_threads(); ++turn) {
             if (turn == me) {
-                require_room(blas_buffer + per_thread + headroom, "maps a 128 MiB buffer for each thread that calls it",
+                require_room(blas_buffer + per_thread + headroom, "maps a " WAI_BLAS_BUFFER_TEXT " buffer for each thread that calls it",
                              static_cast<uint64_t>(omp_get_num_threads()));
                 held[static_cast<size_t>(me)] = blas_memory_alloc(0);
             }

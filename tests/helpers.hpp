@@ -2,7 +2,7 @@
 // seeded parameters, the message of an expected exception, and a tiny experiment run.
 // Leaves out anything one test file alone needs; that stays in the file.
 #pragma once
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <algorithm>
 #include <cmath>

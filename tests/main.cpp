@@ -1,36 +1,54 @@
-// The test program's main: Catch2 v2's session, after the start-up every whereami program runs
-// (tasks/openblas_startup.hpp: OpenBLAS's kernels for this CPU, how waiting threads wait), so the
-// tests train at the programs' speed rather than on OpenBLAS's generic kernels; and the console
-// reporter extended so that every run ends with one line, "tests: N passed, M failed", counting
-// test cases (after Catch's own totals, which is why this is a reporter and not a listener:
-// listeners hear the end of the run first).
+// The test program's main: Catch2's session (v2 or v3, tests/catch.hpp), after the start-up every
+// whereami program runs (tasks/openblas_startup.hpp: OpenBLAS's kernels for this CPU, how waiting
+// threads wait), so the tests train at the programs' speed rather than on OpenBLAS's generic
+// kernels. Every run ends with one line, "tests: N passed, M failed", counting test cases: a
+// listener keeps the run's totals, and main prints the line once Catch's reporter has printed its
+// own (listeners hear the end of the run before the reporter). Unless the command line says
+// otherwise, the cases run in the order they are declared (v3's default order is random, v2's
+// declared: both versions run the same cases in the same order).
 // Leaves out tests (tests/test_<folder>.cpp).
+#if WAI_CATCH_VERSION == 3
+#include <catch2/catch_all.hpp>
+#include <catch2/reporters/catch_reporter_event_listener.hpp>
+#include <catch2/reporters/catch_reporter_registrars.hpp>
+using ListenerBase = Catch::EventListenerBase;
+#else
 #define CATCH_CONFIG_RUNNER
-#define CATCH_CONFIG_DEFAULT_REPORTER "whereami"
 #include <catch2/catch.hpp>
+using ListenerBase = Catch::TestEventListenerBase;
+#endif
 
-#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <optional>
+#include <vector>
 
 #include "tasks/openblas_startup.hpp"
 
 namespace {
 
-class ClosingLineReporter : public Catch::ConsoleReporter {
+std::optional<Catch::Totals> run_totals;  // set when a run ends
+
+class TotalsListener : public ListenerBase {
 public:
-    using ConsoleReporter::ConsoleReporter;
-    static std::string getDescription() { return "Catch's console reporter, then 'tests: N passed, M failed'"; }
-    void testRunEnded(const Catch::TestRunStats& stats) override {
-        ConsoleReporter::testRunEnded(stats);
-        stream << "tests: " << stats.totals.testCases.passed << " passed, " << stats.totals.testCases.failed
-               << " failed" << std::endl;
-    }
+    using ListenerBase::ListenerBase;
+    void testRunEnded(const Catch::TestRunStats& stats) override { run_totals = stats.totals; }
 };
 
 }  // namespace
 
-CATCH_REGISTER_REPORTER("whereami", ClosingLineReporter)
+CATCH_REGISTER_LISTENER(TotalsListener)
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);  // may start the program again, once, with the same arguments
-    return Catch::Session().run(argc, argv);
+    std::vector<char*> args(argv, argv + argc);
+    static char order_flag[] = "--order", declared[] = "decl";
+    bool order_given = false;
+    for (int i = 1; i < argc; ++i) order_given = order_given || std::strncmp(argv[i], "--order", 7) == 0;
+    if (!order_given) args.insert(args.begin() + 1, {order_flag, declared});
+    const int status = Catch::Session().run(static_cast<int>(args.size()), args.data());
+    if (run_totals)
+        std::cout << "tests: " << run_totals->testCases.passed << " passed, " << run_totals->testCases.failed << " failed"
+                  << std::endl;
+    return status;
 }

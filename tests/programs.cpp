@@ -135,7 +135,7 @@ void check_one_line_refusal(const Outcome& o, int status, const std::string& pro
     CHECK(o.out.empty());
     CHECK(o.err_lines() == 1);
     CHECK_THAT(o.err, Catch::Matchers::StartsWith(program + ": "));
-    CHECK_THAT(o.err, Catch::Matchers::Contains(fragment));
+    CHECK_THAT(o.err, Catch::Matchers::ContainsSubstring(fragment));
 }
 
 }  // namespace wai::testing

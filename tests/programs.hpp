@@ -4,7 +4,7 @@
 // a fraction of a second with; the check that a refusal is one line.
 // Leaves out anything one test file alone needs; that stays in the file.
 #pragma once
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <filesystem>
 #include <string>

@@ -2,7 +2,7 @@
 // shape errors, the graph being freed (a 100000-op chain included), gradcheck itself, and forward
 // values plus full-Jacobian gradchecks of add, subtract, multiply, scale, sum, mean and matmul.
 // Leaves out the other ops (tests/test_autograd_ops.cpp) and the tensor kernels (tests/test_tensor.cpp).
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <limits>
 
@@ -21,7 +21,7 @@
 
 using namespace wai;
 using namespace wai::testing;
-using Catch::Matchers::Contains;
+using Catch::Matchers::ContainsSubstring;
 
 namespace {
 
@@ -126,18 +126,18 @@ TEST_CASE("a NoGradScope records nothing", "[autograd][no_grad]") {
 TEST_CASE("shape mismatches throw std::invalid_argument naming the op and both shapes", "[autograd][errors]") {
     const Value a(Tensor(Shape{2, 3}), true);
     CHECK_THAT(invalid_argument_message([&] { add(a, Value(Tensor(Shape{4}))); }),
-               Contains("add") && Contains("(2, 3)") && Contains("(4)"));
+               ContainsSubstring("add") && ContainsSubstring("(2, 3)") && ContainsSubstring("(4)"));
     CHECK_THAT(invalid_argument_message([&] { subtract(a, Value(Tensor(Shape{2}))); }),
-               Contains("subtract") && Contains("(2, 3)") && Contains("(2)"));
+               ContainsSubstring("subtract") && ContainsSubstring("(2, 3)") && ContainsSubstring("(2)"));
     CHECK_THAT(invalid_argument_message([&] { multiply(a, Value(Tensor(Shape{3, 3}))); }),
-               Contains("multiply") && Contains("(2, 3)") && Contains("(3, 3)"));
+               ContainsSubstring("multiply") && ContainsSubstring("(2, 3)") && ContainsSubstring("(3, 3)"));
     CHECK_THAT(invalid_argument_message([] { matmul(Value(Tensor(Shape{2048, 64})), Value(Tensor(Shape{32, 64}))); }),
-               Contains("matmul: (2048, 64) x (32, 64): inner dimensions 64 and 32 differ"));
+               ContainsSubstring("matmul: (2048, 64) x (32, 64): inner dimensions 64 and 32 differ"));
     CHECK_THAT(invalid_argument_message([] {
                    layer_norm(Value(Tensor(Shape{2, 4})), Value(Tensor(Shape{3})), Value(Tensor(Shape{4})));
                }),
-               Contains("layer_norm") && Contains("(2, 4)") && Contains("(3)"));
-    CHECK_THAT(invalid_argument_message([&] { reshape(a, Shape{4}); }), Contains("reshape: (2, 3) to (4)"));
+               ContainsSubstring("layer_norm") && ContainsSubstring("(2, 4)") && ContainsSubstring("(3)"));
+    CHECK_THAT(invalid_argument_message([&] { reshape(a, Shape{4}); }), ContainsSubstring("reshape: (2, 3) to (4)"));
     CHECK_THROWS_AS(mean(Value(Tensor(Shape{0}))), std::invalid_argument);
 }
 

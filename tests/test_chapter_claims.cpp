@@ -1,7 +1,7 @@
 // Tests of tasks/chapter_claims: Student's t factors against published values, and each verdict
 // (holds, fails, not settled) on made-up seeds whose answer is known, for two and for ten seeds.
 // Leaves out the figures of a real experiment (make experiment writes them into the summary).
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 // exit code 2; a long scheme never cuts the result line.
 // Leaves out the other programs' arguments (tests/test_cli_tools.cpp) and bad weight files
 // (tests/test_weights_programs.cpp).
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <string>
 #include <vector>
@@ -11,7 +11,7 @@
 #include "tests/programs.hpp"
 
 using namespace wai::testing;
-using Catch::Matchers::Contains;
+using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::Matches;
 using Catch::Matchers::StartsWith;
 namespace fs = std::filesystem;

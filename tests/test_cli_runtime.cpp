@@ -3,7 +3,7 @@
 // space or data limit a run ends with one out-of-memory line, never a spin in OpenBLAS's allocator; a
 // loss driven to NaN stops training naming the step, and a model whose outputs are NaN is not scored.
 // Leaves out the arguments (tests/test_cli_arguments.cpp, tests/test_cli_tools.cpp).
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <filesystem>
 #include <string>
@@ -12,7 +12,7 @@
 #include "tests/programs.hpp"
 
 using namespace wai::testing;
-using Catch::Matchers::Contains;
+using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::Matches;
 using Catch::Matchers::StartsWith;
 namespace fs = std::filesystem;
@@ -51,7 +51,7 @@ TEST_CASE("bench_step --scaling: waiting threads spin briefly unless the user ch
         INFO("stdout: " << o.out << "stderr: " << o.err);
         CHECK(o.status == 0);
         CHECK(o.err.empty());
-        CHECK_THAT(o.out, Contains(setting));
+        CHECK_THAT(o.out, ContainsSubstring(setting));
         CHECK_THAT(o.out, Matches("(.|\n)*bench: 2 threads asked / 1 thread: [0-9.]+ as the machine is, [0-9.]+ with one core busy\n(.|\n)*"));
     }
     // On one CPU there is no core to spare for the busy loop: refused before any timing.

@@ -4,7 +4,7 @@
 // RUN_FLAGS, empty or holding flags of their own.
 // Leaves out train_position's arguments (tests/test_cli_arguments.cpp) and make's settings
 // (tests/experiment_resume.sh).
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <filesystem>
 #include <string>
@@ -13,7 +13,7 @@
 #include "tests/programs.hpp"
 
 using namespace wai::testing;
-using Catch::Matchers::Contains;
+using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::Matches;
 using Catch::Matchers::StartsWith;
 namespace fs = std::filesystem;
@@ -94,8 +94,8 @@ TEST_CASE("lesson 06 --try: each line it cannot use is answered with one line, a
     CHECK(count("  not understood: '") == 9);
     CHECK(count("  positions run from 0 to 1000000") == 2);
     CHECK(count("  a shift is at most 1000000 either way") == 2);
-    CHECK_THAT(o.out, Contains("query at      13, key at     113 (distance    +100)"));
-    CHECK_THAT(o.out, Contains("lesson 06: ok"));
+    CHECK_THAT(o.out, ContainsSubstring("query at      13, key at     113 (distance    +100)"));
+    CHECK_THAT(o.out, ContainsSubstring("lesson 06: ok"));
 }
 
 TEST_CASE("the collectors, bench_step and the lessons refuse a repeated flag, an empty value and a signed number", "[cli]") {

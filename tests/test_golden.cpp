@@ -8,7 +8,7 @@
 // at 128 and 512 with each (golden_<task>_extension.safetensors).
 // Both kernels settings are held to it. Leaves out longer training (one step checks every op and the
 // optimizer) and more than one head.
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -2,7 +2,7 @@
 // so a change to the engine that breaks one of the chapter's claims fails `make test`. Tagged
 // [lessons] and [lessonNN]. Lesson 06's --try mode is fed a short session on stdin.
 // Leaves out what each lesson checks: the lessons check their own claims (lessons/).
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <sys/wait.h>
 

@@ -3,7 +3,7 @@
 // heads' metadata) is one line and exit code 1; and ([roundtrip]) the chapter's PyTorch models load
 // here and ours load there, to the same logits (tests/reference/roundtrip.py, skipped without torch).
 // Leaves out the format's rules in-process (tests/test_weights_file.cpp).
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <algorithm>
 #include <cstdlib>
@@ -22,7 +22,7 @@
 
 using namespace wai;
 using namespace wai::testing;
-using Catch::Matchers::Contains;
+using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::StartsWith;
 using Catch::Matchers::Matches;
 namespace fs = std::filesystem;
@@ -41,7 +41,7 @@ void check_refused(const Outcome& o, const std::string& path, const std::string&
     CHECK(o.out.empty());
     CHECK(o.err_lines() == 1);
     CHECK_THAT(o.err, StartsWith("train_position: weights file '" + path + "': "));
-    CHECK_THAT(o.err, Contains(fragment));
+    CHECK_THAT(o.err, ContainsSubstring(fragment));
 }
 
 }  // namespace
@@ -191,7 +191,7 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
     CHECK(loaded.err.empty());  // it says what it was saved as: nothing to note
     const Outcome bad_layout = train_position(folder, "lag rope 0" + small + " --save-layout torch --save " + chapter);
     CHECK(bad_layout.status == 2);
-    CHECK_THAT(bad_layout.err, Contains("--save-layout must be ours or chapter"));
+    CHECK_THAT(bad_layout.err, ContainsSubstring("--save-layout must be ours or chapter"));
 }
 
 TEST_CASE("roundtrip: the chapter's PyTorch models load here, ours load there, to the same logits within 1e-5",
@@ -217,7 +217,7 @@ TEST_CASE("roundtrip: the chapter's PyTorch models load here, ours load there, t
             const Outcome evaluated =
                 train_position(folder, std::string(task) + " " + scheme + " 0 --steps 0 --eval-seqs 4 --load " + torch_file);
             CHECK(evaluated.status == 0);
-            CHECK_THAT(evaluated.err, Contains("the chapter's PyTorch layout, with no task and scheme in its metadata: "
+            CHECK_THAT(evaluated.err, ContainsSubstring("the chapter's PyTorch layout, with no task and scheme in its metadata: "
                                                "loaded as " + std::string(task) + " " + scheme));
             // Its logits here (the chapter's sizes are the run's defaults) against PyTorch's.
             RunConfig config;
@@ -246,5 +246,5 @@ TEST_CASE("roundtrip: the chapter's PyTorch models load here, ours load there, t
     const Outcome checked = script(folder, reference + " check " + quoted(folder.path.string()));
     INFO(checked.out << checked.err);
     CHECK(checked.status == 0);
-    CHECK_THAT(checked.out, Contains("roundtrip: 14 whereami models loaded into the chapter's PyTorch model"));
+    CHECK_THAT(checked.out, ContainsSubstring("roundtrip: 14 whereami models loaded into the chapter's PyTorch model"));
 }

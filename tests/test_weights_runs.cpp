@@ -3,7 +3,7 @@
 // layout, is refused; our names and the chapter's PyTorch model's map onto each other, and a file in
 // the chapter's layout loads by its names alone (saying so when it has no metadata).
 // Leaves out the format's rules (tests/test_weights_file.cpp) and the programs (tests/test_weights_programs.cpp).
-#include <catch2/catch.hpp>
+#include "tests/catch.hpp"
 
 #include <string>
 #include <vector>
@@ -18,7 +18,7 @@
 
 using namespace wai;
 using namespace wai::testing;
-using Catch::Matchers::Contains;
+using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::StartsWith;
 
 TEST_CASE("run_experiment: --save, then --load with --steps 0 evaluates the same weights", "[weights_file][tasks]") {
@@ -58,11 +58,11 @@ TEST_CASE("run_experiment refuses --steps 0 without --load, an unwritable --save
           "[weights_file][tasks]") {
     RunConfig no_training;
     no_training.steps = 0;
-    CHECK_THROWS_WITH(validate(no_training), Contains("0 is allowed with --load"));
+    CHECK_THROWS_WITH(validate(no_training), ContainsSubstring("0 is allowed with --load"));
 
     RunConfig nowhere;
     nowhere.save_path = "/nonexistent/weights.safetensors";
-    CHECK_THROWS_WITH(validate(nowhere), Contains("the folder '/nonexistent' does not exist"));
+    CHECK_THROWS_WITH(validate(nowhere), ContainsSubstring("the folder '/nonexistent' does not exist"));
 
     TemporaryFile file("rope.safetensors");
     RunConfig config;
@@ -75,10 +75,10 @@ TEST_CASE("run_experiment refuses --steps 0 without --load, an unwritable --save
     config.save_path.clear();
     config.load_path = file.path;
     CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }),
-               Contains("saved as lag rope; this run is lag none; load it into a run of the task and scheme it was saved as"));
+               ContainsSubstring("saved as lag rope; this run is lag none; load it into a run of the task and scheme it was saved as"));
 
     write_bytes(file.path, "not a weights file");
-    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }), Contains("the header length"));
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }), ContainsSubstring("the header length"));
 }
 
 TEST_CASE("weights file: our names and the chapter's PyTorch model's map onto each other", "[weights_file]") {
@@ -128,7 +128,7 @@ TEST_CASE("weights file: our names and the chapter's PyTorch model's map onto ea
     CHECK(parse_weights_layout("chapter", "--save-layout") == WeightsLayout::chapter);
     CHECK(parse_weights_layout("ours", "--save-layout") == WeightsLayout::ours);
     CHECK_THAT(invalid_argument_message([] { parse_weights_layout("pytorch", "--save-layout"); }),
-               Contains("--save-layout must be ours or chapter (the chapter's PyTorch model's names), got 'pytorch'"));
+               ContainsSubstring("--save-layout must be ours or chapter (the chapter's PyTorch model's names), got 'pytorch'"));
 }
 
 TEST_CASE("weights file: a model saved in the chapter's layout loads back by its names alone", "[weights_file]") {
@@ -155,19 +155,19 @@ TEST_CASE("weights file: a model saved in the chapter's layout loads back by its
     for (const auto& [name, tensor] : read.tensors) mixed.emplace_back(name == "out.bias" ? "head.bias" : name, tensor);
     write_weights_file(file.path, mixed);
     CHECK_THAT(message_of<std::runtime_error>([&] { load_weights(file.path, loaded.model); }),
-               Contains("it mixes two layouts: 'head.bias' is our name, 'emb.weight' the chapter's model's"));
+               ContainsSubstring("it mixes two layouts: 'head.bias' is our name, 'emb.weight' the chapter's model's"));
     NamedTensors unknown = mixed;
     unknown.back().first = "layers.0.attn.weight";
     write_weights_file(file.path, unknown);
     CHECK_THAT(message_of<std::runtime_error>([&] { load_weights(file.path, loaded.model); }),
-               Contains("tensor 'layers.0.attn.weight' is not a parameter of this model, by our names or the chapter's"));
+               ContainsSubstring("tensor 'layers.0.attn.weight' is not a parameter of this model, by our names or the chapter's"));
     // In the chapter's layout, a missing parameter is named as the chapter names it.
     NamedTensors missing;
     for (const auto& [name, tensor] : read.tensors)
         if (name != "layers.0.n2.bias") missing.emplace_back(name, tensor);
     write_weights_file(file.path, missing);
     CHECK_THAT(message_of<std::runtime_error>([&] { load_weights(file.path, loaded.model); }),
-               Contains("it has no tensor 'layers.0.n2.bias'"));
+               ContainsSubstring("it has no tensor 'layers.0.n2.bias'"));
 }
 
 TEST_CASE("run_experiment: a file with no task and scheme loads only in the chapter's layout, and says so",
@@ -182,13 +182,13 @@ TEST_CASE("run_experiment: a file with no task and scheme loads only in the chap
 
     config.load_path = ours.path;
     CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }),
-               Contains("its __metadata__ does not say the task and scheme it was saved as"));
+               ContainsSubstring("its __metadata__ does not say the task and scheme it was saved as"));
     std::vector<std::string> notes;
     config.load_notice = [&](const std::string& note) { notes.push_back(note); };
     config.load_path = chapter.path;
     run_experiment(config);
     REQUIRE(notes.size() == 1);
-    CHECK_THAT(notes[0], Contains("the chapter's PyTorch layout, with no task and scheme in its metadata: loaded as lag "
+    CHECK_THAT(notes[0], ContainsSubstring("the chapter's PyTorch layout, with no task and scheme in its metadata: loaded as lag "
                                   "rope, this run's task and scheme"));
 
     // Saved in the chapter's layout by a run, it says what it was saved as, and is checked like ours.
@@ -201,13 +201,13 @@ TEST_CASE("run_experiment: a file with no task and scheme loads only in the chap
     config.scheme = "rope:1000000";
     notes.clear();
     CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }),
-               Contains("saved as lag rope; this run is lag rope:1000000"));
+               ContainsSubstring("saved as lag rope; this run is lag rope:1000000"));
     CHECK(notes.empty());
 
     RunConfig t5 = save;
     t5.scheme = "t5";
-    CHECK_THAT(invalid_argument_message([&] { validate(t5); }), Contains("the chapter's PyTorch model has no t5 scheme"));
+    CHECK_THAT(invalid_argument_message([&] { validate(t5); }), ContainsSubstring("the chapter's PyTorch model has no t5 scheme"));
     t5.scheme = "rope";
     t5.save_path.clear();
-    CHECK_THAT(invalid_argument_message([&] { validate(t5); }), Contains("--save-layout chapter needs --save FILE"));
+    CHECK_THAT(invalid_argument_message([&] { validate(t5); }), ContainsSubstring("--save-layout chapter needs --save FILE"));
 }

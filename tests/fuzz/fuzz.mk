@@ -2,8 +2,8 @@
 # AddressSanitizer and UndefinedBehaviorSanitizer, on inputs of up to FUZZ_MAX_LEN bytes (1 MiB: a header
 # nested 60,000 levels deep is 120 kB), with the dictionary tests/fuzz/weights.dict, seeded with real
 # weight files (PyTorch's golden files, three small ones train_position saves, one in the chapter's
-# layout) and the hand-made ones in tests/fuzz/seeds/. Needs Debian's clang and libclang-rt-14-dev
-# (libFuzzer); nothing else in the project does. The library is compiled again with clang into build/fuzz/.
+# layout) and the hand-made ones in tests/fuzz/seeds/. Needs Debian's clang and libclang-rt-dev
+# (libFuzzer, for the installed clang); nothing else in the project does. The library is compiled again with clang into build/fuzz/.
 # A crash is written to build/fuzz/crash-*; copy it into tests/fuzz/regressions/ (make test replays it).
 # Leaves out keeping the grown corpus in git: it lives in build/fuzz/corpus/ and grows run by run.
 FUZZ_CXX     ?= clang++
@@ -20,8 +20,8 @@ FUZZ_SEEDS   := $(FUZZ_BUILD)/seeds
 
 check-fuzz-deps: check-deps
 	@command -v $(FUZZ_CXX) >/dev/null || { echo "missing: clang for make fuzz; run 'make deps' (Debian package clang)"; exit 1; }
-	@ls /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || \
-	  { echo "missing: libFuzzer for make fuzz; run 'make deps' (Debian package libclang-rt-14-dev)"; exit 1; }
+	@ls "$$($(FUZZ_CXX) -print-runtime-dir)"/libclang_rt.fuzzer*.a >/dev/null 2>&1 || \
+	  { echo "missing: libFuzzer for make fuzz; run 'make deps' (Debian package libclang-rt-dev, the runtime of the installed clang)"; exit 1; }
 
 # OpenMP is left out (no -fopenmp): the reader has no parallel loops, and clang's runtime is not libgomp.
 $(FUZZ_BUILD)/%.o: %.cpp
