@@ -39,7 +39,8 @@ std::string refusal(const std::string& path) {
     const std::string folder = folder_of(path);
     struct stat s {};
     if (stat(folder.c_str(), &s) != 0 || !S_ISDIR(s.st_mode)) return "the folder '" + folder + "' does not exist";
-    if (access(folder.c_str(), W_OK | X_OK) != 0) return "the folder '" + folder + "' is not writable";
+    // What is at the path comes before whether its folder is writable: "/dev/null is a character
+    // device" says more than "/dev is not writable", which only a user who is not root would hear.
     if (lstat(path.c_str(), &s) == 0) {
         if (S_ISLNK(s.st_mode))
             return "it is a symbolic link, which is never written through or replaced; give the path of the file it "
@@ -49,6 +50,7 @@ std::string refusal(const std::string& path) {
     } else if (errno != ENOENT) {
         return std::strerror(errno);
     }
+    if (access(folder.c_str(), W_OK | X_OK) != 0) return "the folder '" + folder + "' is not writable";
     return "";
 }
 
