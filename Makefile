@@ -6,6 +6,7 @@ SANITIZE ?=
 TAGS     ?=
 comma    := ,
 space    := $(empty) $(empty)
+include tasks/make_variables.mk
 
 BLAS_INCLUDE := /usr/include/x86_64-linux-gnu/openblas-openmp
 BLAS_LIB     := /usr/lib/x86_64-linux-gnu/openblas-openmp
@@ -170,13 +171,10 @@ ifneq ($(filter experiment experiment-locked experiment-runs experiment-jobs exp
   $(if $(subst 0,,$(JOBS)),,$(error JOBS must be a positive integer, got '$(JOBS)'))
 endif
 
-# RESULTS is one path with no space (make's targets cannot hold one); RUN_FLAGS only flags and numbers,
-# since they are recorded in each result file and compared word for word (tasks/results_files.hpp).
+# RESULTS (one path with no space: make's targets cannot hold one) and RUN_FLAGS (only flags and
+# numbers, since they are recorded in each result file and compared word for word) are checked by
+# tasks/make_variables.mk, with every other variable a user gives make.
 ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extension plots,$(MAKECMDGOALS)),)
-  $(if $(filter-out 1,$(words $(RESULTS))),$(error RESULTS must be one folder path with no space, got '$(RESULTS)'))
-  run_flags_left = $(if $(2),$(call run_flags_left,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
-  RUN_FLAG_CHARACTERS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 - _ . $(comma) : = +
-  $(if $(call run_flags_left,$(subst $(space),,$(RUN_FLAGS)),$(RUN_FLAG_CHARACTERS)),$(error RUN_FLAGS may hold only flags and values made of letters, digits and - _ . $(comma) : = + (got '$(RUN_FLAGS)')))
   # Flags each run is given by the experiment itself (a second one would be refused by every run), or
   # that would make its figures other than the table's columns: refused here, once, in one line.
   run_flags_owned := $(filter --quiet --save --save-layout --load --test-lens --extend,$(RUN_FLAGS))
@@ -264,7 +262,7 @@ test-programs: $(TEST_BINARY)
 test: check-test-deps
 	+@$(PARALLEL_MAKE) test-programs
 	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES))
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) --warn NoTests $(or $(TAGS),$(if $(SANITIZE),"~[slow]~[roundtrip]"))
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) --warn NoTests $(if $(TAGS),$(foreach w,$(TAGS),$(call mv_quote,$(w))),$(if $(SANITIZE),"~[slow]~[roundtrip]"))
 
 clean:
 	rm -rf build

@@ -1,0 +1,107 @@
+// make's own variables through the real Makefile (make -C the source tree, as a user types it): a
+// value with shell or make characters (';', a backtick, "$(...)", '#', ':', '%', a blank, a newline,
+// a leading '-') in any variable a user gives (RESULTS, SEEDS, JOBS, RUN_FLAGS, SLURM_FLAGS,
+// SCHEDULER, KERNELS, EXERCISE, TASK, SEED, STEPS, the time limits, EXTENSION_LENGTHS, BUILD), for
+// the goals that use it and for a goal that does not, stops make with one line naming the variable,
+// runs nothing of its own and makes no folder (tasks/make_variables.mk).
+// Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment).
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "tests/programs.hpp"
+
+using namespace wai::testing;
+using Catch::Matchers::Contains;
+namespace fs = std::filesystem;
+
+namespace {
+
+// The sanitizer this test program was built with (build/ or build/NAME/): make is told the same, so it
+// uses the programs the tests use.
+std::string this_sanitize() {
+    const std::string plain = source_dir + "/build";
+    return build_dir.size() > plain.size() + 1 ? build_dir.substr(plain.size() + 1) : "";
+}
+
+// make run from a test: a make of its own (the outer make's job server and flags left out).
+Outcome make_in_source(const Folder& folder, const std::vector<std::string>& args, const std::string& tag = "make") {
+    std::string line = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make --no-print-directory -C " +
+                       quoted(source_dir) + " SANITIZE=" + quoted(this_sanitize());
+    for (const std::string& arg : args) line += " " + quoted(arg);
+    return script(folder, line, tag);
+}
+
+}  // namespace
+
+TEST_CASE("make: a variable holding shell or make characters is refused in one line naming it, and runs nothing", "[cli]") {
+    Folder folder("make_variables");
+    const std::string results = folder.file("results");
+    const std::string canary = folder.file("pwned");
+    const std::string touch = "touch " + canary;
+    struct Case {
+        std::string goal, variable, value;
+        std::vector<std::string> others;
+    };
+    const std::vector<Case> cases = {
+        {"experiment", "RESULTS", results + ";" + touch, {}},
+        {"experiment", "RESULTS", results + "`" + touch + "`", {}},
+        {"experiment", "RESULTS", results + "$(shell " + touch + ")", {}},
+        {"experiment", "RESULTS", results + "$$(" + touch + ")", {}},
+        {"experiment", "RESULTS", results + "#x", {}},
+        {"experiment", "RESULTS", results + ":x", {}},
+        {"experiment", "RESULTS", results + "%x", {}},
+        {"experiment", "RESULTS", results + " " + canary, {}},
+        {"experiment", "RESULTS", results + " ", {}},
+        {"experiment", "RESULTS", results + "\n" + touch, {}},
+        {"experiment", "RESULTS", "-" + results, {}},
+        {"experiment-extension", "RESULTS", results + ";" + touch, {}},
+        {"plots", "RESULTS", results + "&&" + touch, {}},
+        {"experiment-collect", "RESULTS", results + "|" + touch, {}},
+        {"experiment-jobs", "RESULTS", results + ">" + canary, {}},
+        {"experiment-runs", "RESULTS", results + ";" + touch, {}},
+        {"help", "RESULTS", results + ";" + touch, {}},
+        {"plots", "SEEDS", "0;" + touch, {}},
+        {"experiment", "SEEDS", "0 $(shell " + touch + ")", {}},
+        {"experiment", "SEEDS", "0\n1", {}},
+        {"experiment", "JOBS", "2;" + touch, {}},
+        {"experiment", "RUN_FLAGS", "--steps 5;" + touch, {}},
+        {"experiment", "RUN_FLAGS", "--steps 5\n" + touch, {}},
+        {"experiment", "RUN_FLAGS", "--steps `" + touch + "`", {}},
+        {"experiment-runs", "RUN_FLAGS", "--steps $(" + touch + ")", {}},
+        {"experiment-extension", "EXTENSION_LENGTHS", "32 64;" + touch, {}},
+        {"experiment", "SCHEDULER", "slurm;" + touch, {}},
+        {"experiment", "SLURM_FLAGS", "--time=5;" + touch, {}},
+        {"bench", "KERNELS", "both;" + touch, {}},
+        {"bench", "KERNELS", "$(shell " + touch + ")", {}},
+        {"exercise", "EXERCISE", "rope_rotation x;" + touch, {}},
+        {"exercise", "EXERCISE", "rope_rotation;" + touch, {}},
+        {"exercise-train", "EXERCISE", "rope_rotation `" + touch + "`", {}},
+        {"exercise-train", "TASK", "lag`" + touch + "`", {"EXERCISE=rope_rotation"}},
+        {"exercise-train", "TASK", "lag " + canary, {"EXERCISE=rope_rotation"}},
+        {"exercise-train", "SEED", "0;" + touch, {"EXERCISE=rope_rotation"}},
+        {"exercise-train", "STEPS", "$(shell " + touch + ")", {"EXERCISE=rope_rotation"}},
+        {"exercise", "EXERCISE_SECONDS", "5;" + touch, {"EXERCISE=rope_rotation"}},
+        {"exercise-train", "EXERCISE_TRAIN_SECONDS", "5 " + canary, {"EXERCISE=rope_rotation"}},
+        {"fuzz", "FUZZ_SECONDS", "1;" + touch, {}},
+        {"fuzz", "FUZZ_MAX_LEN", "$(shell " + touch + ")", {}},
+        {"help", "BUILD", "build;" + touch, {}},
+    };
+    for (const Case& c : cases) {
+        INFO("make " << c.goal << " " << c.variable << "='" << c.value << "'");
+        std::vector<std::string> args = {c.goal, c.variable + "=" + c.value};
+        if (c.variable != "RESULTS") args.push_back("RESULTS=" + results);
+        const Outcome o = make_in_source(folder, concat(args, c.others));
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == 2);
+        CHECK(o.out.empty());
+        CHECK(o.err_lines() == 1);
+        CHECK_THAT(o.err, Contains("*** " + c.variable + " m"));  // "must be" or "may not hold"
+        CHECK_FALSE(fs::exists(canary));
+        CHECK_FALSE(fs::exists(results));
+        fs::remove(canary);
+    }
+}
+
