@@ -180,6 +180,21 @@ ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extensi
   run_flags_owned := $(filter --quiet --save --save-layout --load --test-lens --extend,$(RUN_FLAGS))
   $(if $(run_flags_owned),$(error RUN_FLAGS may not hold $(firstword $(run_flags_owned)): make experiment gives each run --quiet, --save and the lengths to test, and make experiment-extension also --load and --extend; training flags such as --steps, --lr, --dim are what RUN_FLAGS is for))
   $(if $(filter experiment-extension,$(MAKECMDGOALS)),$(if $(filter --train-len,$(RUN_FLAGS)),$(error RUN_FLAGS may not hold --train-len for make experiment-extension: its lengths and scale factors are counted from the training length 32)))
+  # A typo never deletes finished work: before anything is pruned ("made with other flags"), each run's
+  # flags are checked by train_position itself (--check-flags: every task and scheme the goal runs, so
+  # a size one scheme cannot take is found too), and RUN_FLAGS no run could start with (an unknown flag,
+  # a bad value, --name=value) stop make here with the program's line, every result file as it was.
+  # The programs are built first for that (the compiler's output on stderr).
+  ifneq ($(filter experiment experiment-jobs experiment-extension,$(MAKECMDGOALS)),)
+    run_flags_schemes := $(subst -,:,$(EXPERIMENT_SCHEMES) $(if $(filter experiment-extension,$(MAKECMDGOALS)),t5))
+    RUN_FLAGS_REFUSAL := $(shell $(PARALLEL_MAKE) all 1>&2 || { echo "the programs did not build (the messages above)"; exit 0; }; \
+      for t in lag seen; do for s in $(run_flags_schemes); do \
+        line=$$($(BUILD)/train_position $$t $$s 0 --check-flags $(RUN_FLAGS) 2>&1 >/dev/null) && continue; \
+        echo "$$line; no $$t $$s run can start with RUN_FLAGS='$(RUN_FLAGS)', so no result file was removed"; exit 0; done; done)
+    ifneq ($(RUN_FLAGS_REFUSAL),)
+      $(error $(RUN_FLAGS_REFUSAL))
+    endif
+  endif
   # A second make on the same results folder would delete the first one's live temporary files:
   # refused here in one line while the first holds the lock (the recipes take the lock itself).
   ifneq ($(filter-out 0,$(shell [ ! -e $(RESULTS)/.lock ] || flock -n $(RESULTS)/.lock true 2>/dev/null; echo $$?)),)

@@ -8,6 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -105,3 +106,59 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
     }
 }
 
+namespace {
+
+// Every file under `root`, path and bytes, in order: what "every result file as it was" compares.
+std::map<std::string, std::string> files_under(const fs::path& root) {
+    std::map<std::string, std::string> files;
+    for (const auto& entry : fs::recursive_directory_iterator(root))
+        if (entry.is_regular_file()) files[fs::relative(entry.path(), root).string()] = read_bytes(entry.path().string());
+    return files;
+}
+
+}  // namespace
+
+TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one line before any result is removed", "[cli]") {
+    Folder folder("make_run_flags");
+    const std::string results = folder.file("results");
+    const std::string flags = "--steps 3 --dim 8 --mlp 8 --layers 1 --batch 2 --eval-seqs 2";
+    // What make asks first: train_position --check-flags runs nothing and writes nothing.
+    const Outcome checked = run(folder, "train_position", concat({"lag", "rope", "0", "--check-flags", "--save", "w.safetensors"},
+                                                                 words(flags)));
+    CHECK(checked.status == 0);
+    CHECK(checked.out.empty());
+    CHECK(checked.err.empty());
+    CHECK_FALSE(fs::exists(folder.path / "w.safetensors"));
+    check_one_line_refusal(run(folder, "train_position", {"lag", "rope", "0", "--check-flags", "--steps=5"}), 2, "train_position",
+                           "unknown flag '--steps=5'");
+    const Outcome first = make_in_source(folder, {"experiment", "RESULTS=" + results, "SEEDS=0", "RUN_FLAGS=" + flags}, "first");
+    INFO(first.out << first.err);
+    REQUIRE(first.status == 0);
+    const auto before = files_under(results);
+    REQUIRE(before.count("runs/lag_none_seed0.txt") == 1);
+    REQUIRE(before.count("table.txt") == 1);
+    const std::pair<std::string, std::string> cases[] = {
+        {flags + " --steps=5", "unknown flag '--steps=5'"},
+        {flags + " --stesp 5", "unknown flag '--stesp'"},
+        {flags + " --lr x", "--lr needs a number, got 'x'"},
+        {flags + " --lr", "--lr needs a value"},
+        {flags + " --heads 3", "--heads 3 does not divide --dim 8"},
+        {flags + " --kernels fused", "unknown kernels 'fused'"},
+        {flags + " --steps 4", "--steps is given twice"},
+        {flags + " --threads 0", "--threads"},
+        {"--steps 3 --dim 0", "--dim must be positive, got 0"},
+        {flags + " extra", "expected TASK SCHEME SEED, got 4 positional arguments"},
+    };
+    for (const std::string goal : {"experiment", "experiment-jobs", "experiment-extension"})
+        for (const auto& [run_flags, message] : cases) {
+            INFO("make " << goal << " RUN_FLAGS='" << run_flags << "'");
+            const Outcome o = make_in_source(folder, {goal, "RESULTS=" + results, "SEEDS=0", "RUN_FLAGS=" + run_flags});
+            INFO("stdout: " << o.out << "\nstderr: " << o.err);
+            CHECK(o.status == 2);
+            CHECK(o.out.empty());
+            CHECK(o.err_lines() == 1);
+            CHECK_THAT(o.err, Contains("*** train_position: " + message));
+            CHECK_THAT(o.err, Contains("so no result file was removed"));
+            CHECK(files_under(results) == before);
+        }
+}
