@@ -220,11 +220,11 @@ experiment-locked:
 	  exec $(MAKE) --no-print-directory -j$(JOBS) $(if $(SCHEDULER),experiment-$(SCHEDULER),experiment-runs)
 	@$(collect_and_draw)
 
-# The table, the summary and its picture from the runs' results (also make experiment-collect's).
+# The table, the summary and its picture from the runs' results (also make experiment-collect's),
+# each written whole or not at all (tasks/atomic_file.hpp, plots/draw.sh).
 collect_and_draw = $(BUILD)/collect_results --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs tasks/chapter_table.txt \
     $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS) && mkdir -p $(RESULTS)/plots && \
-  for format in svg png; do gnuplot -e "format='$$format'; out='$(RESULTS)/plots'; experiment='$(RESULTS)/data'" \
-    plots/experiment.gp || exit 1; done && echo "experiment: drew $(RESULTS)/plots/experiment.svg and .png"
+  sh plots/draw.sh experiment $(RESULTS)/plots "experiment='$(RESULTS)/data'" && echo "experiment: drew $(RESULTS)/plots/experiment.svg and .png"
 
 experiment-runs: $(RUN_FILES)
 

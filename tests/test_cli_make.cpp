@@ -162,3 +162,74 @@ TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one lin
             CHECK(files_under(results) == before);
         }
 }
+
+namespace {
+
+// The files under `root` whose names hold `part` (".draw." or ".tmp."): what a failed write must not leave.
+int leftovers_under(const fs::path& root, const std::string& part) {
+    int n = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(root))
+        n += entry.path().filename().string().find(part) != std::string::npos;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("make experiment-collect and make plots: a picture that cannot be written whole is not drawn, and make fails", "[cli]") {
+    Folder folder("make_full_disk");
+    const std::string results = folder.file("results");
+    const std::vector<std::string> settings = {"RESULTS=" + results, "SEEDS=0",
+                                               "RUN_FLAGS=--steps 3 --dim 8 --mlp 8 --layers 2 --batch 2 --eval-seqs 2"};  // the attention maps draw two layers
+    const Outcome first = make_in_source(folder, concat({"experiment"}, settings), "first");
+    INFO(first.out << first.err);
+    REQUIRE(first.status == 0);
+    const Outcome drawn = make_in_source(folder, concat({"plots"}, settings), "drawn");
+    INFO(drawn.out << drawn.err);
+    REQUIRE(drawn.status == 0);
+    const auto pictures = files_under(results + "/plots");
+    const std::string svg = read_bytes(results + "/plots/experiment.svg"), png = read_bytes(results + "/plots/experiment.png");
+    REQUIRE(svg.size() > 20000);  // the file-size limit below is under each picture's size, above the table's
+    REQUIRE(png.size() > 20000);
+
+    // A file-size limit of 16 KiB (gnuplot is stopped by SIGXFSZ, or a write fails): the old pictures stay.
+    for (const std::string goal : {"experiment-collect", "plots"}) {
+        INFO("ulimit -f 16; make " << goal);
+        std::string line = "ulimit -f 16; env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C " + quoted(source_dir) +
+                           " SANITIZE=" + quoted(this_sanitize()) + " " + goal;
+        for (const std::string& s : settings) line += " " + quoted(s);
+        const Outcome o = script(folder, line, "limited");
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status != 0);
+        CHECK_THAT(o.out, !Contains("drew") && !Contains("svg and .png"));
+        CHECK_THAT(o.err, Contains("nothing drawn") || Contains("cannot write"));
+        CHECK(files_under(results + "/plots") == pictures);
+        CHECK(leftovers_under(results, ".draw.") == 0);
+        CHECK(leftovers_under(results, ".tmp.") == 0);
+    }
+
+    // A full disk: the results on a small tmpfs with room for the table, the summary and the data but
+    // not the pictures. gnuplot exits 0 with a cut SVG or an empty PNG there; neither is drawn.
+    const std::string disk = folder.file("disk");
+    fs::create_directories(disk);
+    fs::remove_all(results + "/plots");
+    const Outcome mounted = script(folder, "size=$(( $(du -sk " + quoted(results) + " | cut -f1) + 48 )); mount -t tmpfs -o size=${size}k tmpfs " +
+                                               quoted(disk) + " && cp -r " + quoted(results) + " " + quoted(disk + "/results"),
+                                   "mount");
+    if (mounted.status != 0) {
+        WARN("the full-disk case is left out: no tmpfs could be mounted here (" << mounted.err << ")");
+        return;
+    }
+    struct Unmount {
+        std::string path;
+        ~Unmount() { std::system(("umount " + wai::testing::quoted(path)).c_str()); }
+    } unmount{disk};
+    const Outcome o = make_in_source(folder, {"experiment-collect", "RESULTS=" + disk + "/results", settings[1], settings[2]}, "full");
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status != 0);
+    CHECK_THAT(o.out, !Contains("drew"));
+    CHECK_THAT(o.err, Contains("came out cut short or empty (a full disk or a file-size limit?); nothing drawn over it"));
+    CHECK_FALSE(fs::exists(disk + "/results/plots/experiment.svg"));
+    CHECK_FALSE(fs::exists(disk + "/results/plots/experiment.png"));
+    CHECK(leftovers_under(disk, ".draw.") == 0);
+    CHECK(leftovers_under(disk, ".tmp.") == 0);
+}
