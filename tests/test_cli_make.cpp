@@ -3,8 +3,11 @@
 // a leading '-') in any variable a user gives (RESULTS, SEEDS, JOBS, RUN_FLAGS, SLURM_FLAGS,
 // SCHEDULER, KERNELS, EXERCISE, TASK, SEED, STEPS, the time limits, EXTENSION_LENGTHS, BUILD), for
 // the goals that use it and for a goal that does not, stops make with one line naming the variable,
-// runs nothing of its own and makes no folder (tasks/make_variables.mk).
-// Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment).
+// runs nothing of its own and makes no folder (tasks/make_variables.mk). RUN_FLAGS no run could start
+// with stop make experiment before its prune; a picture that cannot be written whole (a file-size
+// limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once.
+// Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment) and
+// the exercise checkers' verdicts (lessons/exercises/selftest.sh, on tests/exercises/).
 #include <catch2/catch.hpp>
 
 #include <filesystem>
@@ -232,4 +235,18 @@ TEST_CASE("make experiment-collect and make plots: a picture that cannot be writ
     CHECK_FALSE(fs::exists(disk + "/results/plots/experiment.png"));
     CHECK(leftovers_under(disk, ".draw.") == 0);
     CHECK(leftovers_under(disk, ".tmp.") == 0);
+}
+
+TEST_CASE("make exercise-train on an exercise not written yet says so once, and make exits 0", "[cli]") {
+    Folder folder("make_exercise_train");
+    // lessons/exercises/alibi_bias.cpp is the untouched scaffold in the source tree (the self-test
+    // holds every scaffold to "not solved yet" too).
+    const Outcome o = make_in_source(folder, {"exercise-train", "EXERCISE=alibi_bias", "STEPS=5"});
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status == 0);
+    const std::string said = o.out + o.err;
+    const std::string line = "exercise-train alibi_bias: your code is not written yet";
+    CHECK(said.find(line) != std::string::npos);
+    CHECK(said.find(line) == said.rfind(line));
+    CHECK_THAT(said, !Contains("which is not a verdict") && !Contains("***"));
 }

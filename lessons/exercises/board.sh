@@ -22,12 +22,15 @@ for name in "$@"; do
         continue
     fi
     rm -f "$log"
-    output=$(ulimit -v 4194304; timeout "${EXERCISE_SECONDS:-60}" "$build/$name" --brief 2>&1)
+    output=$(ulimit -v 4194304; sh "$(dirname "$0")/contain.sh" "${EXERCISE_SECONDS:-60}" "$build/$name" --brief 2>&1)
     status=$?
-    verdict=$(printf '%s\n' "$output" | tail -n 1)
+    # The verdict is the checker's last line naming the exercise (contain.sh may add one after it).
+    verdict=$(printf '%s\n' "$output" | grep "^$name: " | tail -n 1)
+    [ -n "$verdict" ] || verdict=$(printf '%s\n' "$output" | tail -n 1)
     # A status that is no verdict (0, 10, 1): the time limit, or the learner's code stopped the program.
     case $status in
-        0 | 1 | 10) ;;
+        0 | 1 | 10) printf '%s\n' "$verdict" | grep -qE "^$name: (solved|not solved yet|wrong answer)" ||
+                        verdict="$(sh "$(dirname "$0")/checker_status.sh" "$name" "ended-$status" "${EXERCISE_SECONDS:-60}")" ;;
         *) verdict="$(sh "$(dirname "$0")/checker_status.sh" "$name" "$status" "${EXERCISE_SECONDS:-60}")"
            assertion=$(printf '%s\n' "$output" | grep -m 1 'Assertion')
            [ -n "$assertion" ] && verdict="$verdict: $assertion" ;;
