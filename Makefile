@@ -277,7 +277,7 @@ test-programs: $(TEST_BINARY)
 test: check-test-deps
 	+@$(PARALLEL_MAKE) test-programs
 	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES))
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) --warn NoTests $(if $(TAGS),$(foreach w,$(TAGS),$(call mv_quote,$(w))),$(if $(SANITIZE),"~[slow]~[roundtrip]"))
+	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) --warn NoTests $(or $(TAGS),$(if $(SANITIZE),"~[slow]~[roundtrip]"))
 
 clean:
 	rm -rf build

@@ -13,7 +13,7 @@
 #   SEED, STEPS, EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: a whole number
 #   EXTENSION_LENGTHS  whole numbers separated by spaces                   BUILD      as RESULTS
 # TAGS is free text for the test program (Catch's test specs): its words reach the program quoted, one
-# argument each, never read by the shell (the Makefile's test recipe). A variable is checked when it
+# argument each, never read by the shell (at the end of this file). A variable is checked when it
 # is given on make's command line, whatever the goal (make passes it on to every sub-make and recipe),
 # and when it comes from the environment and a goal that uses it is made.
 # Leaves out CXX, FUZZ_CXX and OPTIMISE (a compiler and its flags: commands by nature), and make deps'
@@ -37,6 +37,8 @@ endef
 # empty when TEXT holds nothing else.
 mv_left = $(call mv_remove,$(subst $(mv_space),?,$(subst $(mv_tab),?,$(subst $(mv_newline),?,$(1)))),$(2))
 mv_remove = $(if $(2),$(call mv_remove,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+# mv_quote TEXT: TEXT as one word for sh, read literally ('...' with each ' written as '\'').
+mv_quote = '$(subst ','\'',$(1))'
 # mv_shown TEXT: TEXT on one line, each newline written \n (a refusal is one line).
 mv_shown = $(subst $(mv_newline),\n,$(1))
 # mv_words_left TEXT,CHARACTERS: the same for a list of words, single spaces between them allowed.
@@ -114,5 +116,10 @@ $(foreach v,STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_
 $(foreach v,$(MAKE_VARIABLES),$(if $(call mv_checked,$(v)),$(if $(strip $(mv_problem_$(v))),\
   $(error $(v) must be $(mv_expect_$(v)), got '$(call mv_shown,$($(v)))'))))
 
-# mv_quote TEXT: TEXT as one word for sh, read literally ('...' with each ' written as '\'').
-mv_quote = '$(subst ','\'',$(1))'
+# TAGS is free text for the test program (Catch's test specs, '[cli]', '~[slow]'): each of its words
+# reaches the program quoted, one argument read literally, never by the shell (no glob, no command).
+ifneq ($(call mv_checked,TAGS),)
+  ifneq ($(strip $(TAGS)),)
+    override TAGS := $(foreach w,$(TAGS),$(call mv_quote,$(w)))
+  endif
+endif
