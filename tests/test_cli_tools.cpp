@@ -168,7 +168,7 @@ TEST_CASE("collect_results: a result line whose figures cannot be true is not a 
     INFO(o.out << o.err);
     CHECK(o.status == 0);
     for (const auto& [name, line] : lines) {
-        CHECK_THAT(o.out, Contains("runs/" + name + ".txt is not a valid result for its run; it will be run again"));
+        CHECK(o.out.find("runs/" + name + ".txt is not a valid result for its run; it will be run again") != std::string::npos);
         CHECK_FALSE(fs::exists(folder.path / "runs" / (name + ".txt")));
     }
 }
