@@ -137,8 +137,12 @@ TEST_CASE("every program fails with one line when standard output cannot be writ
         check_one_line_refusal(script(folder, "exec " + command + " > /dev/full"), 1, name,
                                "cannot write to standard output (No space left on device)");
         write_bytes(folder.file("runs/lag_none_seed0.txt"), "not a result line\n");
-        // A closed pipe: the program's own exit code, taken from the pipeline, and its stderr.
-        const Outcome piped = script(folder, command + " 2>piped.err | head -c0; exit ${PIPESTATUS[0]}");
+        // A closed pipe: one whose reader has ended before the program starts, so that its first write
+        // fails whatever the timing (with `| head -c0` a program that wrote its few lines before head
+        // ended wrote them into the pipe's buffer, and passed or failed by the machine's load). The
+        // reader opens a FIFO and ends; the program gets the FIFO's write end only once it has.
+        const Outcome piped = script(folder, "rm -f closed.fifo && mkfifo closed.fifo || exit 9; { exec 0<closed.fifo; } & "
+                                             "exec 3>closed.fifo; wait $!; exec " + command + " 2>piped.err >&3 3>&-");
         const Outcome closed{piped.status, "", read_bytes(folder.file("piped.err"))};
         check_one_line_refusal(closed, 1, name, "cannot write to standard output (Broken pipe)");
     }
