@@ -252,3 +252,27 @@ TEST_CASE("make exercise-train on an exercise not written yet says so once, and 
     CHECK_FALSE(holds(said, "which is not a verdict"));
     CHECK_FALSE(holds(said, "***"));
 }
+
+TEST_CASE("make exercises' board: a verdict without its line is no verdict, and a child left running is said", "[cli]") {
+    Folder folder("exercise_board");
+    // The board (lessons/exercises/board.sh, make exercises' own) on a checker built with a fixture in
+    // place of the learner's file; `true` stands in for the make that would build it.
+    const std::pair<std::string, std::string> cases[] = {
+        {"right_leaves_a_child", "  [solved]  topological_order (your code left 1 process(es) running, stopped when it ended)\n"},
+        {"wrong_underscore_exit", "  [WRONG]   topological_order: your code ended the program before the checker could judge it"},
+        {"wrong_exit_early", "  [WRONG]   topological_order: wrong answer: your code ended the program before the checker could judge it"},
+        {"wrong_throws_int", "  [WRONG]   topological_order: wrong answer: your code stopped with an error: an exception that is not a "
+                             "std::exception: 42\n"},
+    };
+    for (const auto& [fixture, line] : cases) {
+        INFO(fixture);
+        const fs::path checker = folder.path / fixture / "topological_order";
+        fs::create_directories(checker.parent_path());
+        fs::create_symlink(build_dir + "/exercises/fixtures/topological_order/" + fixture, checker);
+        const Outcome o = script(folder, "cd " + quoted(source_dir) + " && sh lessons/exercises/board.sh true " +
+                                             quoted(checker.parent_path().string()) + " topological_order");
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == (fixture == "right_leaves_a_child" ? 0 : 1));
+        CHECK(holds(o.out, line));
+    }
+}
