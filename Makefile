@@ -6,6 +6,7 @@ SANITIZE ?=
 TAGS     ?=
 comma    := ,
 space    := $(empty) $(empty)
+include tasks/make_variables.mk
 
 # Debian keeps OpenBLAS's OpenMP build under the target's multiarch folder (x86_64-linux-gnu,
 # aarch64-linux-gnu, ...): the compiler names it, so a cross compiler (CXX=aarch64-linux-gnu-g++,
@@ -151,18 +152,30 @@ ifneq ($(filter experiment experiment-locked experiment-runs experiment-jobs exp
   $(if $(subst 0,,$(JOBS)),,$(error JOBS must be a positive integer, got '$(JOBS)'))
 endif
 
-# RESULTS is one path with no space (make's targets cannot hold one); RUN_FLAGS only flags and numbers,
-# since they are recorded in each result file and compared word for word (tasks/results_files.hpp).
+# RESULTS (one path with no space: make's targets cannot hold one) and RUN_FLAGS (only flags and
+# numbers, since they are recorded in each result file and compared word for word) are checked by
+# tasks/make_variables.mk, with every other variable a user gives make.
 ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extension plots,$(MAKECMDGOALS)),)
-  $(if $(filter-out 1,$(words $(RESULTS))),$(error RESULTS must be one folder path with no space, got '$(RESULTS)'))
-  run_flags_left = $(if $(2),$(call run_flags_left,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
-  RUN_FLAG_CHARACTERS := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z 0 1 2 3 4 5 6 7 8 9 - _ . $(comma) : = +
-  $(if $(call run_flags_left,$(subst $(space),,$(RUN_FLAGS)),$(RUN_FLAG_CHARACTERS)),$(error RUN_FLAGS may hold only flags and values made of letters, digits and - _ . $(comma) : = + (got '$(RUN_FLAGS)')))
   # Flags each run is given by the experiment itself (a second one would be refused by every run), or
   # that would make its figures other than the table's columns: refused here, once, in one line.
   run_flags_owned := $(filter --quiet --save --save-layout --load --test-lens --extend,$(RUN_FLAGS))
   $(if $(run_flags_owned),$(error RUN_FLAGS may not hold $(firstword $(run_flags_owned)): make experiment gives each run --quiet, --save and the lengths to test, and make experiment-extension also --load and --extend; training flags such as --steps, --lr, --dim are what RUN_FLAGS is for))
   $(if $(filter experiment-extension,$(MAKECMDGOALS)),$(if $(filter --train-len,$(RUN_FLAGS)),$(error RUN_FLAGS may not hold --train-len for make experiment-extension: its lengths and scale factors are counted from the training length 32)))
+  # A typo never deletes finished work: before anything is pruned ("made with other flags"), each run's
+  # flags are checked by train_position itself (--check-flags: every task and scheme the goal runs, so
+  # a size one scheme cannot take is found too), and RUN_FLAGS no run could start with (an unknown flag,
+  # a bad value, --name=value) stop make here with the program's line, every result file as it was.
+  # The programs are built first for that (the compiler's output on stderr).
+  ifneq ($(filter experiment experiment-jobs experiment-extension,$(MAKECMDGOALS)),)
+    run_flags_schemes := $(subst -,:,$(EXPERIMENT_SCHEMES) $(if $(filter experiment-extension,$(MAKECMDGOALS)),t5))
+    RUN_FLAGS_REFUSAL := $(shell $(PARALLEL_MAKE) all 1>&2 || { echo "the programs did not build (the messages above)"; exit 0; }; \
+      for t in lag seen; do for s in $(run_flags_schemes); do \
+        line=$$($(BUILD)/train_position $$t $$s 0 --check-flags $(RUN_FLAGS) 2>&1 >/dev/null) && continue; \
+        echo "$$line; no $$t $$s run can start with RUN_FLAGS='$(RUN_FLAGS)', so no result file was removed"; exit 0; done; done)
+    ifneq ($(RUN_FLAGS_REFUSAL),)
+      $(error $(RUN_FLAGS_REFUSAL))
+    endif
+  endif
   # A second make on the same results folder would delete the first one's live temporary files:
   # refused here in one line while the first holds the lock (the recipes take the lock itself).
   ifneq ($(filter-out 0,$(shell [ ! -e $(RESULTS)/.lock ] || flock -n $(RESULTS)/.lock true 2>/dev/null; echo $$?)),)
@@ -188,11 +201,11 @@ experiment-locked:
 	  exec $(MAKE) --no-print-directory -j$(JOBS) $(if $(SCHEDULER),experiment-$(SCHEDULER),experiment-runs)
 	@$(collect_and_draw)
 
-# The table, the summary and its picture from the runs' results (also make experiment-collect's).
+# The table, the summary and its picture from the runs' results (also make experiment-collect's),
+# each written whole or not at all (tasks/atomic_file.hpp, plots/draw.sh).
 collect_and_draw = $(BUILD)/collect_results --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs tasks/chapter_table.txt \
     $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS) && mkdir -p $(RESULTS)/plots && \
-  for format in svg png; do gnuplot -e "format='$$format'; out='$(RESULTS)/plots'; experiment='$(RESULTS)/data'" \
-    plots/experiment.gp || exit 1; done && echo "experiment: drew $(RESULTS)/plots/experiment.svg and .png"
+  sh plots/draw.sh experiment $(RESULTS)/plots "experiment='$(RESULTS)/data'" && echo "experiment: drew $(RESULTS)/plots/experiment.svg and .png"
 
 experiment-runs: $(RUN_FILES)
 

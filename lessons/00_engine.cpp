@@ -12,12 +12,15 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "autograd/ops.hpp"
 #include "lessons/lesson.hpp"
+#include "tasks/atomic_file.hpp"
 
 namespace {
 
@@ -74,7 +77,7 @@ void every_node(wai::Node* node, std::vector<wai::Node*>& order) {
 template <typename NameOf>
 std::pair<size_t, size_t> write_dot(const std::filesystem::path& path, const std::vector<wai::Node*>& nodes,
                                     NameOf name_of) {
-    std::ofstream dot(path);
+    std::ostringstream dot;
     dot << "digraph engine {\n  rankdir=LR;\n  node [shape=record, fontname=\"monospace\", fontsize=10];\n";
     size_t edges = 0;
     for (size_t i = 0; i < nodes.size(); ++i) {
@@ -92,7 +95,22 @@ std::pair<size_t, size_t> write_dot(const std::filesystem::path& path, const std
             ++edges;
         }
     dot << "}\n";
-    return {dot.good() ? nodes.size() : 0, edges};
+    // Whole or not at all (tasks/atomic_file.hpp): a full disk gives its reason and no half a file.
+    try {
+        wai::write_file_atomically(path.string(), dot.str());
+    } catch (const std::exception& e) {
+        std::printf("  %s\n", e.what());
+        return {0, 0};
+    }
+    return {nodes.size(), edges};
+}
+
+// A picture that ends as its format ends: an SVG with </svg>, a PNG with its IEND chunk.
+bool whole_picture(const std::filesystem::path& path, const std::string& format) {
+    std::ifstream in(path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (format == "svg") return bytes.find("</svg>", bytes.size() < 16 ? 0 : bytes.size() - 16) != std::string::npos;
+    return bytes.size() >= 8 && bytes.compare(bytes.size() - 8, 8, std::string("IEND\xae\x42\x60\x82", 8)) == 0;
 }
 
 }  // namespace
@@ -229,11 +247,19 @@ int main(int argc, char** argv) {
         std::printf("  Graphviz's dot is not installed (Debian package graphviz): no SVG or PNG, the DOT file is there\n");
     } else {
         for (const char* format : {"svg", "png"}) {
+            // Drawn beside it and renamed only when dot succeeded and the picture is whole (dot can exit 0
+            // after a failed write): never a cut picture.
             const std::filesystem::path picture = folder / ("00_engine_graph." + std::string(format));
+            const std::filesystem::path drawing = folder / ("00_engine_graph.drawing." + std::string(format));
             const std::string command = "dot -T" + std::string(format) + " '" + dot_file.string() + "' -o '" +
-                                        picture.string() + "'";
-            if (std::system(command.c_str()) == 0) std::printf("  drawn: %s\n", picture.c_str());
-            else std::printf("  dot could not draw %s (the DOT file is still there)\n", picture.c_str());
+                                        drawing.string() + "'";
+            std::error_code error;
+            if (std::system(command.c_str()) == 0 && whole_picture(drawing, format) &&
+                (std::filesystem::rename(drawing, picture, error), !error))
+                std::printf("  drawn: %s\n", picture.c_str());
+            else
+                std::printf("  dot could not draw %s (the DOT file is still there)\n", picture.c_str());
+            std::filesystem::remove(drawing, error);
         }
     }
 

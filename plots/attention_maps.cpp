@@ -19,6 +19,7 @@
 #include "tasks/openblas_startup.hpp"
 #include "tasks/output_check.hpp"
 #include "tasks/weights_file.hpp"
+#include "tensor/kernels.hpp"
 
 namespace {
 
@@ -84,6 +85,13 @@ int main(int argc, char** argv) {
             wai::NoGradScope no_grad;
             model->forward(sequence.tokens, 1, T);
         }
+        // Numbers out as sound as numbers in: finite weights can still overflow the scores (weights of
+        // 1e20 do), and a map of NaN would be drawn as a picture. Refused before any map is written.
+        for (size_t layer = 0; layer < model->blocks.size(); ++layer)
+            if (!wai::all_finite(model->blocks[layer]->attention.last_weights))
+                throw std::runtime_error(path + ": layer " + std::to_string(layer) +
+                                         "'s attention weights hold NaN or infinity (its weights overflow the scores); "
+                                         "no map written");
         for (size_t layer = 0; layer < model->blocks.size(); ++layer) {
             const wai::Tensor& weights = model->blocks[layer]->attention.last_weights;  // (1, NH, T, T): head 0 first
             const std::string title = config.task + " " + config.scheme + " seed " + std::to_string(config.seed) +

@@ -10,7 +10,9 @@
 #   accuracy     accuracy against test length up to 512 for every scheme and t5, one panel per task
 #   extension    the RoPE models with no extension, PI, NTK and YaRN, one panel per task and base
 # make plots needs make experiment's results (it says so otherwise) and runs nothing long itself;
-# build/plots/rope_curves and build/plots/attention_maps write results/plots/data/.
+# build/plots/rope_curves and build/plots/attention_maps write results/plots/data/. Every file is written
+# whole or not at all: the data by tasks/atomic_file.hpp, each picture by plots/draw.sh (a full disk
+# gives one line and exit status 1, never a cut picture).
 # Leaves out the experiments themselves (the Makefile, tasks/extension.mk).
 .PHONY: plots check-gnuplot
 PLOTS_DIR      := $(RESULTS)/plots
@@ -38,6 +40,6 @@ plots: check-gnuplot $(PLOT_PROGRAMS)
 	@names="experiment attention rope_score wavelengths"; \
 	 if [ -f $(EXTENSION_DIR)/lag.dat ] && [ -f $(EXTENSION_DIR)/seen.dat ]; then names="$$names accuracy extension"; \
 	 else echo "plots: no results of make experiment-extension in $(EXTENSION_DIR): accuracy and extension are left out"; fi; \
-	 for name in $$names; do for format in svg png; do \
-	  gnuplot -e "format='$$format'; out='$(PLOTS_DIR)'; data='$(PLOTS_DIR)/data'; extension='$(EXTENSION_DIR)'; experiment='$(RESULTS)/data'" \
-	    plots/$$name.gp || exit 1; done; echo "plots: $(PLOTS_DIR)/$$name.svg and .png"; done
+	 for name in $$names; do \
+	  sh plots/draw.sh $$name $(PLOTS_DIR) "data='$(PLOTS_DIR)/data'; extension='$(EXTENSION_DIR)'; experiment='$(RESULTS)/data'" \
+	    || exit 1; echo "plots: $(PLOTS_DIR)/$$name.svg and .png"; done

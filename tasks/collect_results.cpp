@@ -95,10 +95,8 @@ std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> 
             throw std::runtime_error("the chapter's table " + path + ", line " + std::to_string(number) +
                                      ", is not a result line of the experiment at lengths 32 / 64 / 128: '" +
                                      line.substr(0, 80) + "'");
-        for (double a : figures(*r))
-            if (!(a >= 0 && a <= 1))
-                throw std::runtime_error("the chapter's table " + path + ", line " + std::to_string(number) +
-                                         ", has an accuracy outside [0, 1]");
+        if (const std::string impossible = impossible_figures(*r); !impossible.empty())
+            throw std::runtime_error("the chapter's table " + path + ", line " + std::to_string(number) + ", has " + impossible);
         chapter[{r->task, r->scheme}].push_back(figures(*r));
     }
     for (const auto& task : tasks)

@@ -66,11 +66,21 @@ void load_run_weights(const RunConfig& c, Transformer& model) {
         throw std::runtime_error(fault + "saved as " + (has_task ? task->second : "(no task)") + " " +
                                  (has_scheme ? scheme->second : "(no scheme)") + "; this run is " + c.task + " " +
                                  c.scheme + "; load it into a run of the task and scheme it was saved as");
-    // The tensors' shapes hold every size but the number of heads: a file saved with other heads would
-    // load and split its attention another way, silently.
-    if (const auto heads = file.metadata.find("heads"); heads != file.metadata.end() && heads->second != std::to_string(c.heads))
-        throw std::runtime_error(fault + "saved with --heads " + heads->second + "; this run has --heads " +
-                                 std::to_string(c.heads) + "; give the heads it was saved with");
+    // Every size and task parameter the file records must be this run's. The tensors' shapes hold most
+    // sizes, but not the number of heads (a file saved with other heads would load and split its
+    // attention another way, silently), the lag or the training length (the task and the scaled test
+    // would be another's: a garbage result, never refused); the others are named here too, with both
+    // values, rather than as a tensor's shape.
+    const Task run_task = configured_task(c);
+    const std::pair<const char*, std::string> run_values[] = {
+        {"heads", std::to_string(c.heads)},          {"dim", std::to_string(c.dim)},
+        {"layers", std::to_string(c.layers)},        {"mlp", std::to_string(c.mlp_hidden)},
+        {"vocab", std::to_string(run_task.vocab)},   {"train-len", std::to_string(c.train_length)},
+        {"lag", run_task.kind == Task::Kind::lag ? std::to_string(c.lag) : ""}};
+    for (const auto& [key, value] : run_values)
+        if (const auto saved = file.metadata.find(key); saved != file.metadata.end() && !value.empty() && saved->second != value)
+            throw std::runtime_error(fault + "saved with --" + key + " " + saved->second + "; this run has --" + key + " " +
+                                     value + "; give the " + key + " it was saved with");
     const WeightsLayout layout = weights_layout(file, model, c.load_path);
     if (!has_task || !has_scheme) {
         if (layout == WeightsLayout::ours)

@@ -83,4 +83,28 @@ std::optional<ResultLine> parse_result_line(const std::string& line) {
     }
 }
 
+std::string impossible_figures(const ResultLine& r) {
+    std::vector<double> figures = r.accuracy;
+    if (r.has_past_train) figures.push_back(r.past_train);
+    figures.push_back(r.scaled);
+    for (double a : figures)
+        if (!(a >= 0 && a <= 1)) return "an accuracy outside [0, 1]";  // NaN fails too
+    const auto longest = std::max_element(r.lengths.begin(), r.lengths.end());
+    if (!r.has_past_train || longest == r.lengths.end() || *longest <= r.train_length) return "";
+    const double L = static_cast<double>(*longest), past = static_cast<double>(*longest - r.train_length);
+    const double whole = r.accuracy[static_cast<size_t>(longest - r.lengths.begin())], rounding = 0.0005;
+    char text[160];
+    if (r.past_train * past > (whole + rounding) * L + rounding * past) {
+        std::snprintf(text, sizeof text, "at %lld, positions past %lld score %.3f, more than the whole length's %.3f allows",
+                      static_cast<long long>(*longest), static_cast<long long>(r.train_length), r.past_train, whole);
+        return text;
+    }
+    if (whole - rounding > 1.0 - (1.0 - r.past_train - rounding) * past / L) {
+        std::snprintf(text, sizeof text, "at %lld, the whole length scores %.3f, more than positions past %lld at %.3f allow",
+                      static_cast<long long>(*longest), whole, static_cast<long long>(r.train_length), r.past_train);
+        return text;
+    }
+    return "";
+}
+
 }  // namespace wai

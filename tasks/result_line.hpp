@@ -26,4 +26,11 @@ std::string format_result_line(const RunConfig& config, const RunResult& result)
 // nullopt unless `line` is a complete result line in exactly the format above.
 std::optional<ResultLine> parse_result_line(const std::string& line);
 
+// Why a result line's figures cannot be true, or "" when they can: an accuracy outside [0, 1] (NaN
+// too), or the accuracy at the longest length L past the training length T out of step with the
+// accuracy at L over every position, of which those L - T positions are part: past x (L - T) can be
+// at most whole x L, and whole at most 1 - (1 - past) x (L - T) / L (each within the rounding of
+// three decimals). The collectors refuse such a line as they refuse a corrupt one.
+std::string impossible_figures(const ResultLine& r);
+
 }  // namespace wai

@@ -54,11 +54,7 @@ std::optional<RunFile> read_run_file(const fs::path& path) {
     if (file.settings.rfind("settings: ", 0) != 0) return std::nullopt;
     const std::optional<ResultLine> result = parse_result_line(file.line);
     if (!result) return std::nullopt;
-    std::vector<double> figures = result->accuracy;
-    figures.push_back(result->past_train);
-    figures.push_back(result->scaled);
-    for (double a : figures)
-        if (!(a >= 0 && a <= 1)) return std::nullopt;  // an accuracy; NaN fails too
+    if (!impossible_figures(*result).empty()) return std::nullopt;  // an accuracy outside [0, 1], or out of step
     file.result = *result;
     return file;
 }

@@ -2,7 +2,9 @@
 //   build/train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]
 //     [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N] [--eval-seqs N]
 //     [--threads N] [--quiet] [--load FILE] [--save FILE] [--save-layout ours|chapter] [--extend METHOD[:s]]
-//     [--kernels plain|fast]
+//     [--kernels plain|fast] [--check-flags]
+// --check-flags only checks the arguments, as a run would before it starts, and runs nothing: make
+// experiment asks it about RUN_FLAGS before it removes any result made with other flags.
 // --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
 // --kernels picks the ops the model is built from (nn/kernels_setting.hpp): the same result either way.
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
@@ -44,6 +46,7 @@ const char* const usage =
     "                      [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N]\n"
     "                      [--eval-seqs N] [--threads N] [--quiet] [--load FILE] [--save FILE]\n"
     "                      [--save-layout ours|chapter] [--extend METHOD[:s]] [--kernels plain|fast]\n"
+    "                      [--check-flags]\n"
     "  TASK    lag | seen\n"
     "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope] | t5[:buckets]\n"
     "  SEED    a non-negative integer (digits only)\n"
@@ -58,6 +61,8 @@ const char* const usage =
     "  --kernels plain|fast  the model as a chain of plain ops, or with the fast kernels swapped in\n"
     "               (the default; the same result either way)\n"
     "  --threads N  OpenMP and OpenBLAS threads, 1 to 4 x the CPUs (default: OMP_NUM_THREADS, or every CPU)\n"
+    "  --check-flags  only check the arguments (exit code 0, or 2 with the one line a run would give);\n"
+    "               run nothing\n"
     "  each flag at most once; numbers are digits with an optional leading '-'\n";
 
 struct UsageError : std::invalid_argument {
@@ -86,6 +91,7 @@ struct Options {
     RunConfig run;
     int threads = 0;  // 0: leave OpenMP's and OpenBLAS's own setting
     bool quiet = false;
+    bool check_only = false;
     Kernels kernels = Kernels::fast;
 };
 
@@ -106,13 +112,13 @@ Options parse(int argc, char** argv) {
             positional.push_back(arg);
             continue;
         }
-        const bool known = arg == "--quiet" || std::find(std::begin(flags_with_values), std::end(flags_with_values), arg) !=
+        const bool known = arg == "--quiet" || arg == "--check-flags" || std::find(std::begin(flags_with_values), std::end(flags_with_values), arg) !=
                                                    std::end(flags_with_values);
         if (!known) throw UsageError("unknown flag '" + arg + "'");
         if (std::find(seen.begin(), seen.end(), arg) != seen.end()) throw UsageError(arg + " is given twice");
         seen.push_back(arg);
-        if (arg == "--quiet") {
-            o.quiet = true;
+        if (arg == "--quiet" || arg == "--check-flags") {
+            (arg == "--quiet" ? o.quiet : o.check_only) = true;
             continue;
         }
         if (i + 1 >= argc) throw UsageError(arg + " needs a value");
@@ -186,6 +192,7 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "train_position: %s (train_position --help lists the arguments)\n", one_line(e.what()).c_str());
         return 2;
     }
+    if (options.check_only) return 0;
     set_threads(options.threads);
     set_kernels(options.kernels);
     options.run.load_notice = [](const std::string& note) { std::fprintf(stderr, "train_position: %s\n", note.c_str()); };

@@ -1,6 +1,8 @@
 // Weight files: the safetensors reader with its checks, the atomic writer, the two layouts of a
-// Transformer's names, and the module helpers. The whole file is read into memory first: every check
-// is then a comparison with its size, and no check can be skipped by a short read. The rules are the
+// Transformer's names, and the module helpers. A file is judged by what it says before it is read
+// whole: its size, then its header length and header, every check a comparison with that size, and
+// only then the data the header describes, straight into the tensors; a read that comes up short is
+// "the file changed while it was read", so no check can be skipped by a short read. The rules are the
 // reference implementation's (huggingface/safetensors, safetensors/src/tensor.rs: read_metadata and
 // Metadata::validate), with duplicate names and unknown keys refused as well.
 // Leaves out streaming files larger than memory.
@@ -42,17 +44,6 @@ const char* const coverage_rule =
 
 [[noreturn]] void refuse(const std::string& path, const std::string& problem, const std::string& accepted) {
     throw std::runtime_error("weights file '" + path + "': " + problem + "; " + accepted);
-}
-
-std::string read_whole_file(const std::string& path) {
-    std::error_code error;
-    const uintmax_t size = std::filesystem::file_size(path, error);
-    if (error) throw std::runtime_error("weights file '" + path + "': cannot read it (" + error.message() + ")");
-    std::string bytes(size, '\0');
-    std::ifstream in(path, std::ios::binary);
-    if (!in.read(bytes.data(), static_cast<std::streamsize>(size)))
-        throw std::runtime_error("weights file '" + path + "': cannot read it (" + std::strerror(errno) + ")");
-    return bytes;
 }
 
 // Thrown from inside the JSON parser, so that parsing stops before the offending value is built.
@@ -234,16 +225,8 @@ std::map<std::string, std::string> parse_metadata(const std::string& path, const
     return metadata;
 }
 
-}  // namespace
-
-WeightsFile read_weights_file(const std::string& path) { return parse_weights_file(read_whole_file(path), path); }
-
-WeightsFile parse_weights_file(std::string_view bytes, const std::string& path) {
-    if (bytes.size() < 8)
-        refuse(path, "it is " + std::to_string(bytes.size()) + " bytes, too short for a header length", layout);
-    uint64_t header_size = 0;
-    std::memcpy(&header_size, bytes.data(), 8);
-    const uint64_t after_length = bytes.size() - 8;
+// The header length, checked against the file's size before anything else is read or allocated.
+void check_header_length(const std::string& path, uint64_t header_size, uint64_t after_length) {
     if (header_size > max_header_bytes)
         refuse(path, "the header length " + std::to_string(header_size) + " is larger than the " +
                          std::to_string(max_header_bytes) + " bytes safetensors allows",
@@ -252,29 +235,95 @@ WeightsFile parse_weights_file(std::string_view bytes, const std::string& path) 
         refuse(path, "the header length " + std::to_string(header_size) + " is larger than the " +
                          std::to_string(after_length) + " bytes that follow it",
                layout);
-    const Json header = parse_header(bytes.substr(8, header_size), path);
-    if (!header.is_object()) refuse(path, "the header is JSON but not an object", layout);
+}
 
-    WeightsFile file;
-    const uint64_t data_size = after_length - header_size;
+// What a header says, every entry checked against the data's size: the entries in the order of
+// their data, and the metadata. Nothing of the data is needed for this.
+struct Described {
     std::vector<Entry> entries;
+    std::map<std::string, std::string> metadata;
+};
+
+Described parse_described(std::string_view header_bytes, const std::string& path, uint64_t data_size) {
+    const Json header = parse_header(header_bytes, path);
+    if (!header.is_object()) refuse(path, "the header is JSON but not an object", layout);
+    Described described;
     for (const auto& [name, entry] : header.items()) {
-        if (name == "__metadata__") file.metadata = parse_metadata(path, entry);
-        else entries.push_back(parse_entry(path, name, entry, data_size));
+        if (name == "__metadata__") described.metadata = parse_metadata(path, entry);
+        else described.entries.push_back(parse_entry(path, name, entry, data_size));
     }
-    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    std::sort(described.entries.begin(), described.entries.end(), [](const Entry& a, const Entry& b) {
         return std::tie(a.begin, a.end, a.name) < std::tie(b.begin, b.end, b.name);
     });
-    check_coverage(path, entries, data_size);
+    check_coverage(path, described.entries, data_size);
+    return described;
+}
 
-    const char* data = bytes.data() + 8 + header_size;
-    for (const Entry& e : entries) {
-        Tensor tensor = Tensor::uninitialized(e.shape);
-        if (e.end > e.begin) std::memcpy(tensor.data(), data + e.begin, e.end - e.begin);
-        file.tensors.emplace(e.name, std::move(tensor));
-        file.order.push_back(e.name);
+// Each entry's tensor, its bytes filled by `fill(entry, destination)`, in the order of the data.
+template <typename Fill>
+WeightsFile tensors_of(Described described, const std::string& path, uint64_t data_size, Fill fill) {
+    WeightsFile file;
+    file.metadata = std::move(described.metadata);
+    try {
+        for (const Entry& e : described.entries) {
+            Tensor tensor = Tensor::uninitialized(e.shape);
+            if (e.end > e.begin) fill(e, reinterpret_cast<char*>(tensor.data()));
+            file.tensors.emplace(e.name, std::move(tensor));
+            file.order.push_back(e.name);
+        }
+    } catch (const std::bad_alloc&) {  // the file's own sizes, not the run's, asked for this memory
+        throw std::runtime_error("weights file '" + path + "': out of memory: its tensors hold " + std::to_string(data_size) +
+                                 " bytes, more than the machine has or its limits allow (ulimit -v)");
     }
     return file;
+}
+
+}  // namespace
+
+// The file is judged by what it says before it is read whole: its size first, then the 8-byte header
+// length (against the size), then the header (every entry against the size: offsets, coverage,
+// trailing bytes), and only then the data the header describes, read straight into the tensors. A
+// file that is shorter than its size said when a read comes ("the file changed while it was read")
+// is refused; bytes added after the size was taken are never read.
+WeightsFile read_weights_file(const std::string& path) {
+    std::error_code error;
+    const uintmax_t size = std::filesystem::file_size(path, error);
+    if (error) throw std::runtime_error("weights file '" + path + "': cannot read it (" + error.message() + ")");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("weights file '" + path + "': cannot read it (" + std::strerror(errno) + ")");
+    uint64_t read_so_far = 0;
+    const auto read = [&](char* destination, uint64_t count) {
+        if (!in.read(destination, static_cast<std::streamsize>(count)))
+            throw std::runtime_error("weights file '" + path + "': the file changed while it was read: it was " +
+                                     std::to_string(size) + " bytes, and ended after " +
+                                     std::to_string(read_so_far + static_cast<uint64_t>(in.gcount())));
+        read_so_far += count;
+    };
+    if (size < 8) {  // too short for a header length: the refusal names its size
+        std::string bytes(size, '\0');
+        read(bytes.data(), size);
+        return parse_weights_file(bytes, path);
+    }
+    uint64_t header_size = 0;
+    read(reinterpret_cast<char*>(&header_size), 8);
+    check_header_length(path, header_size, size - 8);
+    std::string header(header_size, '\0');
+    read(header.data(), header_size);
+    const uint64_t data_size = size - 8 - header_size;
+    return tensors_of(parse_described(header, path, data_size), path, data_size,
+                      [&](const Entry& e, char* destination) { read(destination, e.end - e.begin); });
+}
+
+WeightsFile parse_weights_file(std::string_view bytes, const std::string& path) {
+    if (bytes.size() < 8)
+        refuse(path, "it is " + std::to_string(bytes.size()) + " bytes, too short for a header length", layout);
+    uint64_t header_size = 0;
+    std::memcpy(&header_size, bytes.data(), 8);
+    check_header_length(path, header_size, bytes.size() - 8);
+    const uint64_t data_size = bytes.size() - 8 - header_size;
+    const char* data = bytes.data() + 8 + header_size;
+    return tensors_of(parse_described(bytes.substr(8, header_size), path, data_size), path, data_size,
+                      [&](const Entry& e, char* destination) { std::memcpy(destination, data + e.begin, e.end - e.begin); });
 }
 
 void write_weights_file(const std::string& path, const NamedTensors& tensors,

@@ -9,9 +9,9 @@
 # Leaves out the fuzzer (tests/fuzz/fuzz.mk) and the sanitizer builds (make test SANITIZE=...).
 .PHONY: test-experiment test-extension valgrind
 
-# The [cli] tests run the programs of this build (build/ or build/address/ ...), so the test binary
-# needs them first; order-only, so relinking a program does not relink the tests.
-$(TEST_BINARY): | $(PROGRAMS) $(LESSON_PROGRAMS) $(BUILD)/bench_step
+# The [cli] tests run the programs of this build (build/ or build/address/ ...), make plots' too, so
+# the test binary needs them first; order-only, so relinking a program does not relink the tests.
+$(TEST_BINARY): | $(PROGRAMS) $(LESSON_PROGRAMS) $(BUILD)/bench_step $(PLOT_PROGRAMS)
 $(BUILD)/tests/test_fuzz_regressions.o: CXXFLAGS += -DWAI_FUZZ_REGRESSIONS_DIR='"$(CURDIR)/tests/fuzz/regressions"'
 
 test-experiment: all

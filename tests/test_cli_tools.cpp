@@ -147,3 +147,28 @@ TEST_CASE("the collectors, bench_step and the lessons refuse a repeated flag, an
     refused("lessons/06_rope_exercise", {"--try", "--try"}, build_dir + "/lessons/06_rope_exercise", "--try is given twice");
     refused("lessons/05_rope", {"\xff\n"}, lesson, "unknown argument '\\xff\\x0a'");
 }
+
+TEST_CASE("collect_results: a result line whose figures cannot be true is not a valid result", "[cli]") {
+    Folder folder("impossible_result");
+    fs::create_directories(folder.path / "runs");
+    // At 128 over every position 0.100, and past 32 (96 of those positions) 0.900: impossible, since the
+    // positions past 32 alone would give at least 0.675 over the whole length; and the other way round.
+    const std::pair<std::string, std::string> lines[] = {
+        {"lag_none_seed0", "lag  none         seed 0: length 32 / 64 / 128: 0.500 / 0.300 / 0.100; at 128, positions past 32: 0.900; "
+                           "scores x log128/log32: 0.100"},
+        {"lag_rope_seed0", "lag  rope         seed 0: length 32 / 64 / 128: 0.500 / 0.900 / 0.990; at 128, positions past 32: 0.100; "
+                           "scores x log128/log32: 0.100"},
+    };
+    for (const auto& [name, line] : lines) {
+        const std::string scheme = name.substr(4, name.find("_seed") - 4);
+        write_bytes(folder.file("runs/" + name + ".txt"), line + "\nsettings: train_position lag " + scheme + " 0\n");
+        write_bytes(folder.file("runs/" + name + ".safetensors"), "weights");
+    }
+    const Outcome o = run(folder, "collect_results", {"--prune", "--run-flags", "", "runs", "0"});
+    INFO(o.out << o.err);
+    CHECK(o.status == 0);
+    for (const auto& [name, line] : lines) {
+        CHECK(o.out.find("runs/" + name + ".txt is not a valid result for its run; it will be run again") != std::string::npos);
+        CHECK_FALSE(fs::exists(folder.path / "runs" / (name + ".txt")));
+    }
+}

@@ -8,6 +8,7 @@
 
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 
@@ -67,4 +68,22 @@ TEST_CASE("lesson 06 --try: positions typed, a shift, a mistake, then q", "[less
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("query at       8, key at     108 (distance    +100)") != std::string::npos);
     CHECK(r.output.find("not understood: 'abc'") != std::string::npos);
+}
+
+TEST_CASE("lesson 00 under a file-size limit: its graph's pictures are whole or not drawn", "[lessons][lesson00]") {
+    if (std::system("command -v dot >/dev/null 2>&1") != 0) return;  // no Graphviz: no pictures to judge
+    const std::string folder = std::filesystem::path(lesson_path("00")).parent_path().string();
+    // 8 KiB holds the DOT file (under 1 KiB) but neither picture: dot exits 0 after a cut write.
+    const Run r = run("ulimit -f 8; " + lesson_path("00"));
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("lesson 00: ok\n") != std::string::npos);
+    CHECK(r.output.find("dot could not draw " + folder + "/00_engine_graph.svg") != std::string::npos);
+    CHECK(r.output.find("drawn: " + folder + "/00_engine_graph.svg") == std::string::npos);
+    for (const char* left : {"/00_engine_graph.drawing.svg", "/00_engine_graph.drawing.png"})
+        CHECK_FALSE(std::filesystem::exists(folder + left));
+    // And without the limit it draws both again, whole.
+    const Run again = run(lesson_path("00"));
+    CHECK(again.output.find("drawn: " + folder + "/00_engine_graph.svg") != std::string::npos);
+    CHECK(again.output.find("drawn: " + folder + "/00_engine_graph.png") != std::string::npos);
 }

@@ -1,6 +1,7 @@
 // Weight files through train_position, run as a user runs it: every kind of unreadable, invalid or
-// foreign file (deep nesting, duplicate names, holes, overlaps, trailing bytes, another task's or
-// heads' metadata) is one line and exit code 1; and ([roundtrip]) the chapter's PyTorch models load
+// foreign file (deep nesting, duplicate names, holes, overlaps, trailing bytes, another task's, heads',
+// lag's, training length's or size's metadata; a huge file judged by its header, never read whole) is
+// one line and exit code 1; and ([roundtrip]) the chapter's PyTorch models load
 // here and ours load there, to the same logits (tests/reference/roundtrip.py, skipped without torch).
 // Leaves out the format's rules in-process (tests/test_weights_file.cpp).
 #include "tests/catch.hpp"
@@ -63,6 +64,12 @@ TEST_CASE("train_position: an unreadable or corrupt weight file is refused with 
         tensors.emplace_back(name, tensor);
     }
     wai::write_weights_file(folder.file("nan.safetensors"), tensors, not_finite.metadata);
+    // The same weights with no "dim" in the metadata: then only the shapes can tell the sizes apart.
+    std::map<std::string, std::string> no_dim = not_finite.metadata;
+    no_dim.erase("dim");
+    wai::NamedTensors good_tensors;
+    for (const std::string& name : wai::read_weights_file(saved).order) good_tensors.emplace_back(name, wai::read_weights_file(saved).tensors.at(name));
+    wai::write_weights_file(folder.file("no_dim.safetensors"), good_tensors, no_dim);
     write_bytes(folder.file("empty.safetensors"), "");
     write_bytes(folder.file("text.safetensors"), "not a weights file at all\n");
     write_bytes(folder.file("half.safetensors"), good.substr(0, good.size() / 2));
@@ -81,7 +88,8 @@ TEST_CASE("train_position: an unreadable or corrupt weight file is refused with 
         {"half.safetensors", "", "(a truncated file?)"},
         {"bad_json.safetensors", "", "the header is not valid JSON"},
         {"nan.safetensors", "", "tensor 'head.bias' holds NaN or infinity"},
-        {"rope.safetensors", "--dim 16", "the model's is"},  // the sizes differ
+        {"rope.safetensors", "--dim 16", "saved with --dim 8; this run has --dim 16"},  // the sizes differ, as recorded
+        {"no_dim.safetensors", "--dim 16", "the model's is"},  // the sizes differ, as the shapes show
         {source_dir + "/tests/fuzz/regressions/json_number_overflow.safetensors", "", "the header's JSON cannot be read"},
     };
     for (const Case& c : cases) {
@@ -160,6 +168,15 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
         {"mixed_layouts", "lag rope", "it mixes two layouts", weights(mixed, saved.metadata)},
         {"too_large_header", "lag rope", "is larger than the 100000000 bytes safetensors allows",
          bytes(file_bytes("{}", "", 200'000'000))},
+        // Every size and task parameter the file records must be the run's, named with both values.
+        {"other_lag", "lag rope", "saved with --lag 5; this run has --lag 3; give the lag it was saved with",
+         weights(tensors, with_metadata({{"lag", "5"}}))},
+        {"other_train_len", "lag rope", "saved with --train-len 64; this run has --train-len 32",
+         weights(tensors, with_metadata({{"train-len", "64"}}))},
+        {"other_vocab", "lag rope", "saved with --vocab 20; this run has --vocab 16", weights(tensors, with_metadata({{"vocab", "20"}}))},
+        {"other_mlp", "lag rope", "saved with --mlp 16; this run has --mlp 8", weights(tensors, with_metadata({{"mlp", "16"}}))},
+        {"other_dim", "lag rope", "saved with --dim 16; this run has --dim 8", weights(tensors, with_metadata({{"dim", "16"}}))},
+        {"other_layers", "lag rope", "saved with --layers 2; this run has --layers 1", weights(tensors, with_metadata({{"layers", "2"}}))},
     };
     for (const Case& c : cases) {
         INFO(c.name);
@@ -192,6 +209,61 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
     const Outcome bad_layout = train_position(folder, "lag rope 0" + small + " --save-layout torch --save " + chapter);
     CHECK(bad_layout.status == 2);
     CHECK_THAT(bad_layout.err, ContainsSubstring("--save-layout must be ours or chapter"));
+}
+
+TEST_CASE("train_position --load: a huge file is judged by its header first, never read whole, and its own size is named "
+          "when memory runs out", "[weights_file][cli]") {
+    // A sanitizer build maps terabytes of shadow memory at start-up, which no address-space limit allows.
+    if (fs::path(build_dir).filename() != "build") return;
+    Folder folder("huge_weights");
+    const std::string load = "ulimit -v 1000000; OMP_NUM_THREADS=1 exec timeout 60 " + program_path("train_position") +
+                             " lag rope 0 --steps 0" + small + " --load ";
+    const uint64_t gib = uint64_t(1) << 30;
+    // sparse FILE of SIZE bytes starting with BYTES: what a huge download or a corrupted copy looks like.
+    const auto sparse = [&](const std::string& name, const std::string& bytes, uint64_t size) {
+        const std::string path = folder.file(name);
+        write_bytes(path, bytes);
+        fs::resize_file(path, size);
+        return path;
+    };
+    // Its first 8 bytes are wrong: refused from them, not read into memory first (16 GiB would not fit).
+    const std::string long_header = sparse("long_header.safetensors", file_bytes("{}", "", 200'000'000), 16 * gib);
+    check_refused(script(folder, load + quoted(long_header)), long_header, "is larger than the 100000000 bytes safetensors allows");
+    const std::string not_json = sparse("not_json.safetensors", file_bytes("not json", ""), 16 * gib);
+    check_refused(script(folder, load + quoted(not_json)), not_json, "the header is not valid JSON (at byte 2 of 8)");
+    // Its header is wrong about the file: refused from the header, the data never read.
+    const std::string entry = R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]}})";
+    const std::string trailing = sparse("trailing.safetensors", file_bytes(entry, ""), 16 * gib);
+    check_refused(script(folder, load + quoted(trailing)), trailing, "trailing bytes");
+    // A valid header describing 4 GiB of data, more than the limit allows: the file's size is named, not the run's.
+    const std::string big_entry = R"({"w":{"dtype":"F32","shape":[1073741824],"data_offsets":[0,4294967296]}})";
+    const std::string big = sparse("big.safetensors", file_bytes(big_entry, ""), 8 + big_entry.size() + 4 * gib);
+    const Outcome o = script(folder, load + quoted(big));
+    check_refused(o, big, "out of memory: its tensors hold 4294967296 bytes");
+    CHECK(o.err.find("this run's sizes") == std::string::npos);
+}
+
+TEST_CASE("attention_maps: weights whose attention overflows are refused with one line, and no map is written", "[cli]") {
+    Folder folder("attention_overflow");
+    const std::string good = folder.file("good.safetensors");
+    REQUIRE(train_position(folder, "lag rope 0 --steps 2" + small + " --save " + good).status == 0);
+    const Outcome drawn = run(folder, "plots/attention_maps", {good, folder.file("good"), "64"});
+    INFO(drawn.err);
+    CHECK(drawn.status == 0);
+    CHECK(fs::exists(folder.path / "good_layer0.dat"));
+    // Every weight times 1e18: each one finite, as load_parameters requires, but the scores overflow.
+    const WeightsFile saved = read_weights_file(good);
+    NamedTensors scaled;
+    for (const std::string& name : saved.order) {
+        Tensor t = saved.tensors.at(name);
+        for (int64_t i = 0; i < t.numel(); ++i) t.data()[i] *= 1e18f;
+        scaled.emplace_back(name, t);
+    }
+    const std::string huge = folder.file("huge.safetensors");
+    write_weights_file(huge, scaled, saved.metadata);
+    const Outcome o = run(folder, "plots/attention_maps", {huge, folder.file("huge"), "64"});
+    check_one_line_refusal(o, 1, "attention_maps", "attention weights hold NaN or infinity");
+    CHECK_FALSE(fs::exists(folder.path / "huge_layer0.dat"));
 }
 
 TEST_CASE("roundtrip: the chapter's PyTorch models load here, ours load there, to the same logits within 1e-5",

@@ -22,20 +22,26 @@ for name in "$@"; do
         continue
     fi
     rm -f "$log"
-    output=$(ulimit -v 4194304; timeout "${EXERCISE_SECONDS:-60}" "$build/$name" --brief 2>&1)
+    output=$(ulimit -v 4194304; sh "$(dirname "$0")/contain.sh" "${EXERCISE_SECONDS:-60}" "$build/$name" --brief 2>&1)
     status=$?
-    verdict=$(printf '%s\n' "$output" | tail -n 1)
+    # The verdict is the checker's verdict line (contain.sh may add a line after it, about processes
+    # the code left running: said after the verdict).
+    verdict=$(printf '%s\n' "$output" | grep -E "^$name: (solved|not solved yet|wrong answer)" | tail -n 1)
+    [ -n "$verdict" ] || verdict=$(printf '%s\n' "$output" | tail -n 1)
+    left=$(printf '%s\n' "$output" | sed -n 's/^.*: your code \(left [0-9]* process(es) running\).*$/\1/p' | tail -n 1)
     # A status that is no verdict (0, 10, 1): the time limit, or the learner's code stopped the program.
     case $status in
-        0 | 1 | 10) ;;
+        0 | 1 | 10) printf '%s\n' "$verdict" | grep -qE "^$name: (solved|not solved yet|wrong answer)" ||
+                        verdict="$(sh "$(dirname "$0")/checker_status.sh" "$name" "ended-$status" "${EXERCISE_SECONDS:-60}")" ;;
         *) verdict="$(sh "$(dirname "$0")/checker_status.sh" "$name" "$status" "${EXERCISE_SECONDS:-60}")"
            assertion=$(printf '%s\n' "$output" | grep -m 1 'Assertion')
            [ -n "$assertion" ] && verdict="$verdict: $assertion" ;;
     esac
+    note=${left:+" (your code $left, stopped when it ended)"}
     case "$verdict" in
-        "$name: solved"*) echo "  [solved]  $name"; solved=$((solved + 1)) ;;
-        "$name: not solved yet"*) echo "  [not yet] $name: ${verdict#"$name: not solved yet: "}"; [ -z "$next" ] && next=$name ;;
-        *) echo "  [WRONG]   $verdict"; bad=$((bad + 1)); [ -z "$next_bad" ] && next_bad=$name ;;
+        "$name: solved"*) echo "  [solved]  $name$note"; solved=$((solved + 1)) ;;
+        "$name: not solved yet"*) echo "  [not yet] $name: ${verdict#"$name: not solved yet: "}$note"; [ -z "$next" ] && next=$name ;;
+        *) echo "  [WRONG]   $verdict$note"; bad=$((bad + 1)); [ -z "$next_bad" ] && next_bad=$name ;;
     esac
 done
 [ -n "$next_bad" ] && next=$next_bad

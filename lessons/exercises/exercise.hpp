@@ -5,7 +5,8 @@
 // A checker's verdict and exit status:
 //   NAME: solved            0
 //   NAME: not solved yet   10   (the marked place still calls exercise::not_written_yet())
-//   NAME: wrong answer      1   (a comparison failed, or the learner's code threw)
+//   NAME: wrong answer      1   (a comparison failed, the learner's code threw, even a non-std::exception,
+//                                or ended the program with exit() before the verdict)
 // With --brief it prints only its one verdict line (the progress board, make exercises, uses that).
 // Leaves out the exercises themselves: lessons/exercises/NAME.hpp and NAME.cpp, check/NAME.cpp.
 #pragma once
@@ -138,6 +139,65 @@ private:
     std::string reason_;
 };
 
+// Said of an exception that is not a std::exception (a learner's `throw 42;`), with its value when
+// it is a number or text: "an exception that is not a std::exception: 42". Called in a catch (...).
+inline std::string not_a_std_exception() {
+    const std::string said = "an exception that is not a std::exception";
+    try {
+        throw;
+    } catch (const char* text) {
+        return said + ": \"" + wai::one_line(text ? text : "(null)") + "\"";
+    } catch (const std::string& text) {
+        return said + ": \"" + wai::one_line(text) + "\"";
+    } catch (bool value) {
+        return said + ": " + (value ? "true" : "false");
+    } catch (char value) {
+        return said + ": '" + wai::one_line(std::string(1, value)) + "'";
+    } catch (int value) {
+        return said + ": " + std::to_string(value);
+    } catch (long value) {
+        return said + ": " + std::to_string(value);
+    } catch (long long value) {
+        return said + ": " + std::to_string(value);
+    } catch (unsigned value) {
+        return said + ": " + std::to_string(value);
+    } catch (unsigned long value) {
+        return said + ": " + std::to_string(value);
+    } catch (unsigned long long value) {
+        return said + ": " + std::to_string(value);
+    } catch (double value) {
+        return said + ": " + number(value);
+    } catch (float value) {
+        return said + ": " + number(value);
+    } catch (...) {
+        return said + " (of a type the checker cannot name)";
+    }
+}
+
+// The verdict's guard: a learner's exit() or quick_exit() (of any status) before the checker has
+// judged ends the program with `message` and exit status 1, rather than with a status that reads as
+// a verdict (exit(0) would read as "solved"). Only in the process that armed it: a forked child's
+// exit is its own. _exit() and signals pass it by (a signal's status is no verdict; make says so).
+namespace guard {
+inline pid_t armed_in = 0;
+inline std::string message;
+inline bool judged = false;
+inline void on_exit() {
+    if (judged || getpid() != armed_in) return;
+    std::fflush(stdout);
+    std::printf("%s\n", message.c_str());
+    std::fflush(stdout);
+    _exit(1);
+}
+}  // namespace guard
+inline void arm_verdict_guard(const std::string& message) {
+    guard::armed_in = getpid();
+    guard::message = message;
+    std::atexit(guard::on_exit);
+    std::at_quick_exit(guard::on_exit);
+}
+inline void verdict_reached() { guard::judged = true; }
+
 struct Exercise {
     const char* name;           // the file stem: lessons/exercises/NAME.cpp
     const char* title;          // what the learner builds, for the report's first line
@@ -163,6 +223,8 @@ inline int run(int argc, char** argv, const Exercise& e, const std::function<voi
     Checker checker;
     bool not_yet = false;
     std::string stopped;
+    arm_verdict_guard(std::string(e.name) + ": wrong answer: your code ended the program before the checker could judge it "
+                      "(an exit() or quick_exit() in your code)");
     try {
         check(checker);
     } catch (const NotWrittenYet&) {
@@ -171,7 +233,10 @@ inline int run(int argc, char** argv, const Exercise& e, const std::function<voi
         stopped = "std::bad_alloc: it ran out of memory, as a loop that only grows a vector does";
     } catch (const std::exception& error) {
         stopped = error.what();
+    } catch (...) {
+        stopped = not_a_std_exception();
     }
+    verdict_reached();
     if (!brief) {
         std::printf("exercise %s: %s (your code: lessons/exercises/%s.cpp)\n", e.name, e.title, e.name);
         for (const std::string& line : checker.lines()) std::printf("%s\n", line.c_str());

@@ -45,7 +45,9 @@ $(EXERCISE_BUILD)/fixtures/%/train_right: $(EXERCISE_BUILD)/fixtures/%/right.o $
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # A time limit on the learner's code: a checker takes seconds (the slowest about 6 s on a busy
-# 2-core machine), a 2000-step training about a minute. And a memory limit (ulimit -v, 4 GiB; the
+# 2-core machine), a 2000-step training about a minute. The program runs contained
+# (lessons/exercises/contain.sh): when it ends, or is stopped at the limit, every process it started
+# and left running (a fork, a child still holding the output) is stopped too, and a line says so. And a memory limit (ulimit -v, 4 GiB; the
 # programs need under 1 GiB): a loop that only grows a vector ends with std::bad_alloc, reported as
 # the learner's error, before it fills the machine.
 EXERCISE_SECONDS ?= 60
@@ -75,11 +77,19 @@ STEPS ?= 2000
 # the board: a wrong answer, or lines that differ, end with one sentence (exit 2), not with make's
 # report of a failed command. A report's own exit status: 0 solved, 10 not yet, 1 wrong; any other
 # (the time limit, a crash in the learner's code) is said by checker_status.sh and is an error too.
+# exercise-train's 10 (your code is not written yet) is said once by the program itself; make exits 0,
+# as make exercise does for "not solved yet".
 ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   $(if $(EXERCISE),,$(error make exercise: name one with EXERCISE=NAME; the exercises: $(EXERCISE_NAMES)))
   $(if $(filter $(EXERCISE),$(EXERCISE_NAMES)),,$(error make exercise: no exercise '$(EXERCISE)'; the exercises: $(EXERCISE_NAMES)))
+  # A verdict's status (0, 1, 10) counts only with the verdict line: without it the learner's code ended
+  # the program (an _exit(0) would otherwise read as "solved").
   EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
-                       ( $(exercise_limits) exec timeout $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) 1>&2; echo $$?)
+                       report=$$(mktemp) || exit 3; \
+                       ( $(exercise_limits) exec sh lessons/exercises/contain.sh $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
+                       status=$$?; cat $$report 1>&2; \
+                       case $$status in (0|1|10) grep -qE '^$(EXERCISE): (solved|not solved yet|wrong answer)' $$report || status=ended-$$status ;; esac; \
+                       rm -f $$report; echo $$status)
   ifeq ($(EXERCISE_REPORT),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
@@ -96,14 +106,14 @@ exercise:
 ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_TRAINERS)),,$(error make exercise-train: EXERCISE must be one that plugs into the model: $(EXERCISE_TRAINERS)))
   EXERCISE_TRAINING := $(shell $(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
-                         ( $(exercise_limits) exec timeout $(EXERCISE_TRAIN_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) ) 1>&2; echo $$?)
+                         ( $(exercise_limits) exec sh lessons/exercises/contain.sh $(EXERCISE_TRAIN_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) ) 1>&2; echo $$?)
   ifeq ($(EXERCISE_TRAINING),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
   ifneq ($(filter 1 2,$(EXERCISE_TRAINING)),)
     $(error exercise-train $(EXERCISE): your line differs from the library's, or the run could not start (above))
   endif
-  ifneq ($(filter-out 0 1 2,$(EXERCISE_TRAINING)),)
+  ifneq ($(filter-out 0 1 2 10,$(EXERCISE_TRAINING)),)
     $(error $(shell sh lessons/exercises/checker_status.sh exercise-train-$(EXERCISE) $(EXERCISE_TRAINING) $(EXERCISE_TRAIN_SECONDS)))
   endif
 endif

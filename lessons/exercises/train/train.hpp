@@ -79,6 +79,8 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
                 config.task.c_str(), scheme, static_cast<unsigned long long>(config.seed),
                 static_cast<long long>(config.steps), scheme);
     std::fflush(stdout);
+    arm_verdict_guard(std::string("exercise-train ") + name + ": your code ended the program before the checker could judge it "
+                      "(an exit() or quick_exit() in your code)");
     try {
         const std::string library = wai::format_result_line(config, wai::run_experiment(config));
         std::printf("  library: %s\n", library.c_str());
@@ -86,6 +88,7 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
         config.custom_position = yours;
         const std::string learner = wai::format_result_line(config, wai::run_experiment(config));
         std::printf("  yours:   %s\n", learner.c_str());
+        verdict_reached();
         if (learner == library) {
             std::printf("exercise-train %s: the same line: your code trains the chapter's model as the library's does\n", name);
             return 0;
@@ -93,10 +96,16 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
         std::printf("exercise-train %s: the lines differ; make exercise EXERCISE=%s says where your code differs\n", name, name);
         return 1;
     } catch (const NotWrittenYet&) {
+        verdict_reached();
         std::printf("exercise-train %s: your code is not written yet (make exercise EXERCISE=%s)\n", name, name);
         return 10;
     } catch (const std::exception& e) {
+        verdict_reached();
         std::printf("exercise-train %s: your code stopped with an error: %s\n", name, e.what());
+        return 1;
+    } catch (...) {
+        verdict_reached();
+        std::printf("exercise-train %s: your code stopped with an error: %s\n", name, not_a_std_exception().c_str());
         return 1;
     }
 }

@@ -1,0 +1,125 @@
+# Make variables are data, never shell. Included at the top of the Makefile, before anything uses them.
+# Each variable a user gives make is checked here against what it may hold, and a value that could
+# run a command, name another file or reach make as syntax (a '$', ';', a backtick, '#', ':', '%',
+# a space where one word is meant, a leading '-' where a path is meant) stops make at once with one
+# line naming the variable and its value, before any recipe or $(shell ...) sees it:
+#   RESULTS            one folder path: letters, digits and / . _ - + @, not starting with -
+#   SEEDS              non-negative integers separated by spaces          JOBS    a positive integer
+#   RUN_FLAGS          flags and values: letters, digits and - _ . , : = + (tasks/results_files.hpp
+#                      compares them word for word); what they mean is train_position's to say
+#   SLURM_FLAGS        sbatch flags: letters, digits and - _ . , : = + / @
+#   KERNELS            plain, fast or both                                 SCHEDULER  slurm or empty
+#   EXERCISE           one exercise's name (letters, digits, _)            TASK       lag or seen
+#   SEED, STEPS, EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: a whole number
+#   EXTENSION_LENGTHS  whole numbers separated by spaces                   BUILD      as RESULTS
+# TAGS is free text for the test program (Catch's test specs): its words reach the program quoted, one
+# argument each, never read by the shell (at the end of this file). A variable is checked when it
+# is given on make's command line, whatever the goal (make passes it on to every sub-make and recipe),
+# and when it comes from the environment and a goal that uses it is made.
+# Leaves out CXX, FUZZ_CXX and OPTIMISE (a compiler and its flags: commands by nature), and make deps'
+# DEB_PACKAGES and APT_FLAGS (the Makefile's set-up).
+
+mv_empty :=
+mv_space := $(mv_empty) $(mv_empty)
+mv_comma := ,
+mv_digits  := 0 1 2 3 4 5 6 7 8 9
+mv_letters := a b c d e f g h i j k l m n o p q r s t u v w x y z A B C D E F G H I J K L M N O P Q R S T U V W X Y Z
+mv_path_characters := $(mv_letters) $(mv_digits) / . _ - + @
+mv_flag_characters := $(mv_letters) $(mv_digits) - _ . $(mv_comma) : = +
+
+mv_tab := $(mv_empty)	$(mv_empty)
+define mv_newline
+
+
+endef
+# mv_left TEXT,CHARACTERS: what is left of TEXT without any of the CHARACTERS (a list of single
+# characters), with each space, tab and newline left as '?' (make would not see a blank as text);
+# empty when TEXT holds nothing else.
+mv_left = $(call mv_remove,$(subst $(mv_space),?,$(subst $(mv_tab),?,$(subst $(mv_newline),?,$(1)))),$(2))
+mv_remove = $(if $(2),$(call mv_remove,$(subst $(firstword $(2)),,$(1)),$(wordlist 2,$(words $(2)),$(2))),$(1))
+# mv_quote TEXT: TEXT as one word for sh, read literally ('...' with each ' written as '\'').
+mv_quote = '$(subst ','\'',$(1))'
+# mv_shown TEXT: TEXT on one line, each newline written \n (a refusal is one line).
+mv_shown = $(subst $(mv_newline),\n,$(1))
+# mv_words_left TEXT,CHARACTERS: the same for a list of words, single spaces between them allowed.
+mv_words_left = $(call mv_left,$(subst $(mv_space),,$(1)),$(2))
+
+# The goals that use each variable (besides every goal, when it is given on the command line).
+mv_experiment_goals := experiment experiment-locked experiment-runs experiment-jobs experiment-collect experiment-slurm \
+                       experiment-extension extension-locked extension-runs plots
+mv_goals_RESULTS     := $(mv_experiment_goals)
+mv_goals_SEEDS       := $(mv_experiment_goals)
+mv_goals_JOBS        := $(mv_experiment_goals)
+mv_goals_RUN_FLAGS   := $(mv_experiment_goals)
+mv_goals_SLURM_FLAGS := experiment experiment-locked experiment-slurm
+mv_goals_SCHEDULER   := experiment experiment-locked
+mv_goals_EXTENSION_LENGTHS := experiment-extension extension-locked extension-runs plots
+mv_goals_KERNELS     := bench
+mv_goals_TAGS        := test
+mv_goals_SANITIZE    := all test
+mv_goals_EXERCISE    := exercise exercise-train
+mv_goals_TASK        := exercise-train
+mv_goals_SEED        := exercise-train
+mv_goals_STEPS       := exercise-train
+mv_goals_EXERCISE_SECONDS       := exercise exercises exercises-selftest
+mv_goals_EXERCISE_TRAIN_SECONDS := exercise-train
+mv_goals_FUZZ_SECONDS := fuzz
+mv_goals_FUZZ_MAX_LEN := fuzz
+mv_goals_BUILD       :=
+MAKE_VARIABLES := RESULTS SEEDS JOBS RUN_FLAGS SLURM_FLAGS SCHEDULER EXTENSION_LENGTHS KERNELS TAGS SANITIZE EXERCISE \
+                  TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN BUILD
+
+# mv_checked VAR: non-empty when VAR is to be checked (given on the command line, or taken from the
+# environment by a goal that uses it).
+mv_origin  = $(firstword $(origin $(1)))
+mv_checked = $(or $(filter command override,$(call mv_origin,$(1))),$(if $(filter environment,$(call mv_origin,$(1))),$(filter $(mv_goals_$(1)),$(or $(MAKECMDGOALS),all))))
+
+# First the one character make itself acts on: a '$' is refused before the value is ever expanded
+# (a command-line value is expanded each time it is used, so "$(shell ...)" would run).
+$(foreach v,$(MAKE_VARIABLES),$(if $(call mv_checked,$(v)),$(if $(findstring $$,$(value $(v))),\
+  $(error $(v) may not hold '$$' (make and the shell would run what follows it), got '$(call mv_shown,$(value $(v)))'))))
+
+# What each variable may hold: mv_problem_VAR is non-empty when its value is not that, mv_expect_VAR
+# says what it must be. Both are expanded only for a variable that is checked, after the '$' test.
+mv_not_whole_number = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_digits)),$(if $(subst 0,,$(1)),,zero))
+mv_not_path = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_path_characters)),$(filter -%,$(1)))
+mv_not_numbers = $(or $(if $(strip $(1)),,empty),$(call mv_words_left,$(1),$(mv_digits)))
+mv_path_expected = one folder path with no space: letters, digits and / . _ - + @, not starting with -
+
+mv_problem_RESULTS = $(call mv_not_path,$(RESULTS))
+mv_expect_RESULTS  = $(mv_path_expected)
+mv_problem_BUILD   = $(call mv_not_path,$(BUILD))
+mv_expect_BUILD    = $(mv_path_expected)
+mv_problem_SEEDS   = $(call mv_not_numbers,$(SEEDS))
+mv_expect_SEEDS    = one or more non-negative integers separated by spaces (SEEDS="0 1")
+mv_problem_JOBS    = $(call mv_not_whole_number,$(JOBS))
+mv_expect_JOBS     = a positive integer
+mv_problem_RUN_FLAGS = $(call mv_words_left,$(RUN_FLAGS),$(mv_flag_characters))
+mv_expect_RUN_FLAGS  = flags and values made of letters, digits and - _ . , : = + separated by spaces (RUN_FLAGS may hold only these)
+mv_problem_SLURM_FLAGS = $(call mv_words_left,$(SLURM_FLAGS),$(mv_flag_characters) / @)
+mv_expect_SLURM_FLAGS  = sbatch flags made of letters, digits and - _ . , : = + / @ separated by spaces
+mv_problem_EXTENSION_LENGTHS = $(call mv_not_numbers,$(EXTENSION_LENGTHS))
+mv_expect_EXTENSION_LENGTHS  = whole numbers separated by spaces
+mv_problem_SCHEDULER = $(filter-out slurm,$(SCHEDULER))
+mv_expect_SCHEDULER  = slurm, or empty for this machine alone
+mv_problem_KERNELS = $(if $(filter 1,$(words $(KERNELS))),$(filter-out plain fast both,$(KERNELS)),several)
+mv_expect_KERNELS  = plain, fast or both
+mv_problem_EXERCISE = $(if $(filter-out 0 1,$(words $(EXERCISE))),several,$(call mv_left,$(EXERCISE),$(mv_letters) $(mv_digits) _))
+mv_expect_EXERCISE  = one exercise's name (make exercises lists them)
+mv_problem_TASK = $(if $(filter 1,$(words $(TASK))),$(filter-out lag seen,$(TASK)),several)
+mv_expect_TASK  = lag or seen
+mv_problem_SEED = $(or $(filter-out 1,$(words $(SEED))),$(call mv_left,$(SEED),$(mv_digits)))
+mv_expect_SEED  = a non-negative integer
+$(foreach v,STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN,\
+  $(eval mv_problem_$(v) = $$(call mv_not_whole_number,$$($(v))))$(eval mv_expect_$(v) = a whole number above 0))
+
+$(foreach v,$(MAKE_VARIABLES),$(if $(call mv_checked,$(v)),$(if $(strip $(mv_problem_$(v))),\
+  $(error $(v) must be $(mv_expect_$(v)), got '$(call mv_shown,$($(v)))'))))
+
+# TAGS is free text for the test program (Catch's test specs, '[cli]', '~[slow]'): each of its words
+# reaches the program quoted, one argument read literally, never by the shell (no glob, no command).
+ifneq ($(call mv_checked,TAGS),)
+  ifneq ($(strip $(TAGS)),)
+    override TAGS := $(foreach w,$(TAGS),$(call mv_quote,$(w)))
+  endif
+endif

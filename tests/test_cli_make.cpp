@@ -1,0 +1,278 @@
+// make's own variables through the real Makefile (make -C the source tree, as a user types it): a
+// value with shell or make characters (';', a backtick, "$(...)", '#', ':', '%', a blank, a newline,
+// a leading '-') in any variable a user gives (RESULTS, SEEDS, JOBS, RUN_FLAGS, SLURM_FLAGS,
+// SCHEDULER, KERNELS, EXERCISE, TASK, SEED, STEPS, the time limits, EXTENSION_LENGTHS, BUILD), for
+// the goals that use it and for a goal that does not, stops make with one line naming the variable,
+// runs nothing of its own and makes no folder (tasks/make_variables.mk). RUN_FLAGS no run could start
+// with stop make experiment before its prune; a picture that cannot be written whole (a file-size
+// limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once.
+// Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment) and
+// the exercise checkers' verdicts (lessons/exercises/selftest.sh, on tests/exercises/).
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tests/programs.hpp"  // and the test framework
+
+using namespace wai::testing;
+namespace fs = std::filesystem;
+
+namespace {
+
+// `text` holds `part` (a plain find: the same with any version of the test framework's matchers).
+bool holds(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+// The sanitizer this test program was built with (build/ or build/NAME/): make is told the same, so it
+// uses the programs the tests use.
+std::string this_sanitize() {
+    const std::string plain = source_dir + "/build";
+    return build_dir.size() > plain.size() + 1 ? build_dir.substr(plain.size() + 1) : "";
+}
+
+// make run from a test: a make of its own (the outer make's job server and flags left out).
+Outcome make_in_source(const Folder& folder, const std::vector<std::string>& args, const std::string& tag = "make") {
+    std::string line = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make --no-print-directory -C " +
+                       quoted(source_dir) + " SANITIZE=" + quoted(this_sanitize());
+    for (const std::string& arg : args) line += " " + quoted(arg);
+    return script(folder, line, tag);
+}
+
+}  // namespace
+
+TEST_CASE("make: a variable holding shell or make characters is refused in one line naming it, and runs nothing", "[cli]") {
+    Folder folder("make_variables");
+    const std::string results = folder.file("results");
+    const std::string canary = folder.file("pwned");
+    const std::string touch = "touch " + canary;
+    struct Case {
+        std::string goal, variable, value;
+        std::vector<std::string> others;
+    };
+    const std::vector<Case> cases = {
+        {"experiment", "RESULTS", results + ";" + touch, {}},
+        {"experiment", "RESULTS", results + "`" + touch + "`", {}},
+        {"experiment", "RESULTS", results + "$(shell " + touch + ")", {}},
+        {"experiment", "RESULTS", results + "$$(" + touch + ")", {}},
+        {"experiment", "RESULTS", results + "#x", {}},
+        {"experiment", "RESULTS", results + ":x", {}},
+        {"experiment", "RESULTS", results + "%x", {}},
+        {"experiment", "RESULTS", results + " " + canary, {}},
+        {"experiment", "RESULTS", results + " ", {}},
+        {"experiment", "RESULTS", results + "\n" + touch, {}},
+        {"experiment", "RESULTS", "-" + results, {}},
+        {"experiment-extension", "RESULTS", results + ";" + touch, {}},
+        {"plots", "RESULTS", results + "&&" + touch, {}},
+        {"experiment-collect", "RESULTS", results + "|" + touch, {}},
+        {"experiment-jobs", "RESULTS", results + ">" + canary, {}},
+        {"experiment-runs", "RESULTS", results + ";" + touch, {}},
+        {"help", "RESULTS", results + ";" + touch, {}},
+        {"plots", "SEEDS", "0;" + touch, {}},
+        {"experiment", "SEEDS", "0 $(shell " + touch + ")", {}},
+        {"experiment", "SEEDS", "0\n1", {}},
+        {"experiment", "JOBS", "2;" + touch, {}},
+        {"experiment", "RUN_FLAGS", "--steps 5;" + touch, {}},
+        {"experiment", "RUN_FLAGS", "--steps 5\n" + touch, {}},
+        {"experiment", "RUN_FLAGS", "--steps `" + touch + "`", {}},
+        {"experiment-runs", "RUN_FLAGS", "--steps $(" + touch + ")", {}},
+        {"experiment-extension", "EXTENSION_LENGTHS", "32 64;" + touch, {}},
+        {"experiment", "SCHEDULER", "slurm;" + touch, {}},
+        {"experiment", "SLURM_FLAGS", "--time=5;" + touch, {}},
+        {"bench", "KERNELS", "both;" + touch, {}},
+        {"bench", "KERNELS", "$(shell " + touch + ")", {}},
+        {"exercise", "EXERCISE", "rope_rotation x;" + touch, {}},
+        {"exercise", "EXERCISE", "rope_rotation;" + touch, {}},
+        {"exercise-train", "EXERCISE", "rope_rotation `" + touch + "`", {}},
+        {"exercise-train", "TASK", "lag`" + touch + "`", {"EXERCISE=rope_rotation"}},
+        {"exercise-train", "TASK", "lag " + canary, {"EXERCISE=rope_rotation"}},
+        {"exercise-train", "SEED", "0;" + touch, {"EXERCISE=rope_rotation"}},
+        {"exercise-train", "STEPS", "$(shell " + touch + ")", {"EXERCISE=rope_rotation"}},
+        {"exercise", "EXERCISE_SECONDS", "5;" + touch, {"EXERCISE=rope_rotation"}},
+        {"exercise-train", "EXERCISE_TRAIN_SECONDS", "5 " + canary, {"EXERCISE=rope_rotation"}},
+        {"fuzz", "FUZZ_SECONDS", "1;" + touch, {}},
+        {"fuzz", "FUZZ_MAX_LEN", "$(shell " + touch + ")", {}},
+        {"help", "BUILD", "build;" + touch, {}},
+    };
+    for (const Case& c : cases) {
+        INFO("make " << c.goal << " " << c.variable << "='" << c.value << "'");
+        std::vector<std::string> args = {c.goal, c.variable + "=" + c.value};
+        if (c.variable != "RESULTS") args.push_back("RESULTS=" + results);
+        const Outcome o = make_in_source(folder, concat(args, c.others));
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == 2);
+        CHECK(o.out.empty());
+        CHECK(o.err_lines() == 1);
+        CHECK(holds(o.err, "*** " + c.variable + " m"));  // "must be" or "may not hold"
+        CHECK_FALSE(fs::exists(canary));
+        CHECK_FALSE(fs::exists(results));
+        fs::remove(canary);
+    }
+}
+
+namespace {
+
+// Every file under `root`, path and bytes, in order: what "every result file as it was" compares.
+std::map<std::string, std::string> files_under(const fs::path& root) {
+    std::map<std::string, std::string> files;
+    for (const auto& entry : fs::recursive_directory_iterator(root))
+        if (entry.is_regular_file()) files[fs::relative(entry.path(), root).string()] = read_bytes(entry.path().string());
+    return files;
+}
+
+}  // namespace
+
+TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one line before any result is removed", "[cli]") {
+    Folder folder("make_run_flags");
+    const std::string results = folder.file("results");
+    const std::string flags = "--steps 3 --dim 8 --mlp 8 --layers 1 --batch 2 --eval-seqs 2";
+    // What make asks first: train_position --check-flags runs nothing and writes nothing.
+    const Outcome checked = run(folder, "train_position", concat({"lag", "rope", "0", "--check-flags", "--save", "w.safetensors"},
+                                                                 words(flags)));
+    CHECK(checked.status == 0);
+    CHECK(checked.out.empty());
+    CHECK(checked.err.empty());
+    CHECK_FALSE(fs::exists(folder.path / "w.safetensors"));
+    check_one_line_refusal(run(folder, "train_position", {"lag", "rope", "0", "--check-flags", "--steps=5"}), 2, "train_position",
+                           "unknown flag '--steps=5'");
+    const Outcome first = make_in_source(folder, {"experiment", "RESULTS=" + results, "SEEDS=0", "RUN_FLAGS=" + flags}, "first");
+    INFO(first.out << first.err);
+    REQUIRE(first.status == 0);
+    const auto before = files_under(results);
+    REQUIRE(before.count("runs/lag_none_seed0.txt") == 1);
+    REQUIRE(before.count("table.txt") == 1);
+    const std::pair<std::string, std::string> cases[] = {
+        {flags + " --steps=5", "unknown flag '--steps=5'"},
+        {flags + " --stesp 5", "unknown flag '--stesp'"},
+        {flags + " --lr x", "--lr needs a number, got 'x'"},
+        {flags + " --lr", "--lr needs a value"},
+        {flags + " --heads 3", "--heads 3 does not divide --dim 8"},
+        {flags + " --kernels fused", "unknown kernels 'fused'"},
+        {flags + " --steps 4", "--steps is given twice"},
+        {flags + " --threads 0", "--threads"},
+        {"--steps 3 --dim 0", "--dim must be positive, got 0"},
+        {flags + " extra", "expected TASK SCHEME SEED, got 4 positional arguments"},
+    };
+    for (const std::string goal : {"experiment", "experiment-jobs", "experiment-extension"})
+        for (const auto& [run_flags, message] : cases) {
+            INFO("make " << goal << " RUN_FLAGS='" << run_flags << "'");
+            const Outcome o = make_in_source(folder, {goal, "RESULTS=" + results, "SEEDS=0", "RUN_FLAGS=" + run_flags});
+            INFO("stdout: " << o.out << "\nstderr: " << o.err);
+            CHECK(o.status == 2);
+            CHECK(o.out.empty());
+            CHECK(o.err_lines() == 1);
+            CHECK(holds(o.err, "*** train_position: " + message));
+            CHECK(holds(o.err, "so no result file was removed"));
+            CHECK(files_under(results) == before);
+        }
+}
+
+namespace {
+
+// The files under `root` whose names hold `part` (".draw." or ".tmp."): what a failed write must not leave.
+int leftovers_under(const fs::path& root, const std::string& part) {
+    int n = 0;
+    for (const auto& entry : fs::recursive_directory_iterator(root))
+        n += entry.path().filename().string().find(part) != std::string::npos;
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("make experiment-collect and make plots: a picture that cannot be written whole is not drawn, and make fails", "[cli]") {
+    Folder folder("make_full_disk");
+    const std::string results = folder.file("results");
+    const std::vector<std::string> settings = {"RESULTS=" + results, "SEEDS=0",
+                                               "RUN_FLAGS=--steps 3 --dim 8 --mlp 8 --layers 2 --batch 2 --eval-seqs 2"};  // the attention maps draw two layers
+    const Outcome first = make_in_source(folder, concat({"experiment"}, settings), "first");
+    INFO(first.out << first.err);
+    REQUIRE(first.status == 0);
+    const Outcome drawn = make_in_source(folder, concat({"plots"}, settings), "drawn");
+    INFO(drawn.out << drawn.err);
+    REQUIRE(drawn.status == 0);
+    const auto pictures = files_under(results + "/plots");
+    const std::string svg = read_bytes(results + "/plots/experiment.svg"), png = read_bytes(results + "/plots/experiment.png");
+    REQUIRE(svg.size() > 20000);  // the file-size limit below is under each picture's size, above the table's
+    REQUIRE(png.size() > 20000);
+
+    // A file-size limit of 16 KiB (gnuplot is stopped by SIGXFSZ, or a write fails): the old pictures stay.
+    for (const std::string goal : {"experiment-collect", "plots"}) {
+        INFO("ulimit -f 16; make " << goal);
+        std::string line = "ulimit -f 16; env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C " + quoted(source_dir) +
+                           " SANITIZE=" + quoted(this_sanitize()) + " " + goal;
+        for (const std::string& s : settings) line += " " + quoted(s);
+        const Outcome o = script(folder, line, "limited");
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status != 0);
+        CHECK_FALSE(holds(o.out, "drew"));
+        CHECK_FALSE(holds(o.out, "svg and .png"));
+        CHECK((holds(o.err, "nothing drawn") || holds(o.err, "cannot write")));
+        CHECK(files_under(results + "/plots") == pictures);
+        CHECK(leftovers_under(results, ".draw.") == 0);
+        CHECK(leftovers_under(results, ".tmp.") == 0);
+    }
+
+    // A full disk: the results on a small tmpfs with room for the table, the summary and the data but
+    // not the pictures. gnuplot exits 0 with a cut SVG or an empty PNG there; neither is drawn.
+    const std::string disk = folder.file("disk");
+    fs::create_directories(disk);
+    fs::remove_all(results + "/plots");
+    const Outcome mounted = script(folder, "size=$(( $(du -sk " + quoted(results) + " | cut -f1) + 48 )); mount -t tmpfs -o size=${size}k tmpfs " +
+                                               quoted(disk) + " && cp -r " + quoted(results) + " " + quoted(disk + "/results"),
+                                   "mount");
+    if (mounted.status != 0) {
+        WARN("the full-disk case is left out: no tmpfs could be mounted here (" << mounted.err << ")");
+        return;
+    }
+    struct Unmount {
+        std::string path;
+        ~Unmount() { std::system(("umount " + wai::testing::quoted(path)).c_str()); }
+    } unmount{disk};
+    const Outcome o = make_in_source(folder, {"experiment-collect", "RESULTS=" + disk + "/results", settings[1], settings[2]}, "full");
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status != 0);
+    CHECK_FALSE(holds(o.out, "drew"));
+    CHECK(holds(o.err, "came out cut short or empty (a full disk or a file-size limit?); nothing drawn over it"));
+    CHECK_FALSE(fs::exists(disk + "/results/plots/experiment.svg"));
+    CHECK_FALSE(fs::exists(disk + "/results/plots/experiment.png"));
+    CHECK(leftovers_under(disk, ".draw.") == 0);
+    CHECK(leftovers_under(disk, ".tmp.") == 0);
+}
+
+TEST_CASE("make exercise-train on an exercise not written yet says so once, and make exits 0", "[cli]") {
+    Folder folder("make_exercise_train");
+    // lessons/exercises/alibi_bias.cpp is the untouched scaffold in the source tree (the self-test
+    // holds every scaffold to "not solved yet" too).
+    const Outcome o = make_in_source(folder, {"exercise-train", "EXERCISE=alibi_bias", "STEPS=5"});
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status == 0);
+    const std::string said = o.out + o.err;
+    const std::string line = "exercise-train alibi_bias: your code is not written yet";
+    CHECK(said.find(line) != std::string::npos);
+    CHECK(said.find(line) == said.rfind(line));
+    CHECK_FALSE(holds(said, "which is not a verdict"));
+    CHECK_FALSE(holds(said, "***"));
+}
+
+TEST_CASE("make exercises' board: a verdict without its line is no verdict, and a child left running is said", "[cli]") {
+    Folder folder("exercise_board");
+    // The board (lessons/exercises/board.sh, make exercises' own) on a checker built with a fixture in
+    // place of the learner's file; `true` stands in for the make that would build it.
+    const std::pair<std::string, std::string> cases[] = {
+        {"right_leaves_a_child", "  [solved]  topological_order (your code left 1 process(es) running, stopped when it ended)\n"},
+        {"wrong_underscore_exit", "  [WRONG]   topological_order: your code ended the program before the checker could judge it"},
+        {"wrong_exit_early", "  [WRONG]   topological_order: wrong answer: your code ended the program before the checker could judge it"},
+        {"wrong_throws_int", "  [WRONG]   topological_order: wrong answer: your code stopped with an error: an exception that is not a "
+                             "std::exception: 42\n"},
+    };
+    for (const auto& [fixture, line] : cases) {
+        INFO(fixture);
+        const fs::path checker = folder.path / fixture / "topological_order";
+        fs::create_directories(checker.parent_path());
+        fs::create_symlink(build_dir + "/exercises/fixtures/topological_order/" + fixture, checker);
+        const Outcome o = script(folder, "cd " + quoted(source_dir) + " && sh lessons/exercises/board.sh true " +
+                                             quoted(checker.parent_path().string()) + " topological_order");
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == (fixture == "right_leaves_a_child" ? 0 : 1));
+        CHECK(holds(o.out, line));
+    }
+}
