@@ -1,12 +1,13 @@
 # whereami: build, test and experiment. Plain GNU make; run `make help` for the targets.
-# The library build/libwhereami.a holds tensor/ autograd/ nn/ positional/ tasks/; programs link it.
+# The library build/libwhereami.a holds the syllabus (tensor/ autograd/ nn/ positional/ tasks/) and what
+# programs need beside it (startup/ files/ experiment/); the programs/ link it.
 
 CXX      ?= g++
 SANITIZE ?=
 TAGS     ?=
 comma    := ,
 space    := $(empty) $(empty)
-include tasks/make_variables.mk
+include experiment/make_variables.mk
 
 # Debian keeps OpenBLAS's OpenMP build under the target's multiarch folder (x86_64-linux-gnu,
 # aarch64-linux-gnu, ...): the compiler names it, so a cross compiler (CXX=aarch64-linux-gnu-g++,
@@ -43,8 +44,9 @@ CXXFLAGS := -std=c++20 $(OPTIMISE) -fno-math-errno -Wall -Wextra -fopenmp -I. -i
 LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,-rpath,$(BLAS_LIB)
 LDLIBS   := -lopenblas -lm
 
-PROGRAM_SOURCES := tasks/train_position.cpp tasks/collect_results.cpp tasks/collect_extension.cpp
-LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES),$(wildcard tensor/*.cpp autograd/*.cpp autograd/fast/*.cpp nn/*.cpp positional/*.cpp positional/fast/*.cpp tasks/*.cpp))
+PROGRAM_SOURCES := $(wildcard programs/*.cpp)
+LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES),$(wildcard tensor/*.cpp autograd/*.cpp autograd/fast/*.cpp nn/*.cpp positional/*.cpp positional/fast/*.cpp tasks/*.cpp \
+                 startup/*.cpp files/*.cpp experiment/*.cpp))
 LIB_OBJECTS := $(LIB_SOURCES:%.cpp=$(BUILD)/%.o)
 LIBRARY     := $(BUILD)/libwhereami.a
 PROGRAMS    := $(BUILD)/train_position $(BUILD)/collect_results $(BUILD)/collect_extension
@@ -129,7 +131,7 @@ $(CHECKED_LIBRARY): $(LIB_SOURCES:%.cpp=$(CHECKED_BUILD)/%.o)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/%: $(BUILD)/tasks/%.o $(LIBRARY)
+$(BUILD)/%: $(BUILD)/programs/%.o $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # ---- the chapter's experiment: 2 tasks x 7 schemes x SEEDS, each run one make target ----------
@@ -154,7 +156,7 @@ endif
 
 # RESULTS (one path with no space: make's targets cannot hold one) and RUN_FLAGS (only flags and
 # numbers, since they are recorded in each result file and compared word for word) are checked by
-# tasks/make_variables.mk, with every other variable a user gives make.
+# experiment/make_variables.mk, with every other variable a user gives make.
 ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extension plots,$(MAKECMDGOALS)),)
   # Flags each run is given by the experiment itself (a second one would be refused by every run), or
   # that would make its figures other than the table's columns: refused here, once, in one line.
@@ -186,7 +188,7 @@ endif
 # Under the results folder's lock (held on a file descriptor that the sub-make, which replaces the
 # shell so that make's SIGTERM reaches it, and every run inherit): invalid or differently-set result
 # files are removed first, then only the missing runs are made, two at a time (or, with
-# SCHEDULER=slurm, as one Slurm job array: tasks/cluster.mk); then the table, the summary and the
+# SCHEDULER=slurm, as one Slurm job array: experiment/cluster.mk); then the table, the summary and the
 # picture of the table.
 experiment:
 	+@$(PARALLEL_MAKE) all
@@ -202,8 +204,8 @@ experiment-locked:
 	@$(collect_and_draw)
 
 # The table, the summary and its picture from the runs' results (also make experiment-collect's),
-# each written whole or not at all (tasks/atomic_file.hpp, plots/draw.sh).
-collect_and_draw = $(BUILD)/collect_results --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs tasks/chapter_table.txt \
+# each written whole or not at all (files/atomic_file.hpp, plots/draw.sh).
+collect_and_draw = $(BUILD)/collect_results --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs experiment/chapter_table.txt \
     $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS) && mkdir -p $(RESULTS)/plots && \
   sh plots/draw.sh experiment $(RESULTS)/plots "experiment='$(RESULTS)/data'" && echo "experiment: drew $(RESULTS)/plots/experiment.svg and .png"
 
@@ -212,7 +214,7 @@ experiment-runs: $(RUN_FILES)
 # Order-only on the program: rebuilding it does not throw away finished runs (rm -r results/ does).
 # Each run also leaves its weights beside its result (RUNS/NAME.safetensors, for make plots).
 $(RESULTS)/runs/%.txt: | $(BUILD)/train_position
-	@tasks/run_one.sh $@ $(words $(RUN_FILES)) $(BUILD)/train_position $(RUN_FLAGS)
+	@experiment/run_one.sh $@ $(words $(RUN_FILES)) $(BUILD)/train_position $(RUN_FLAGS)
 .PRECIOUS: $(RESULTS)/runs/%.safetensors
 
 # The benchmark's matmul bookkeeping wraps cblas_sgemm at link time (bench/gemm_recording.hpp).
@@ -230,7 +232,7 @@ bench: check-deps $(BUILD)/bench_step
 
 # PyTorch (Debian python3-torch, never needed by the build) on the same model and step, one thread,
 # after ours (both kernels settings), in the same run; the last two lines are the ratios. PyTorch's BLAS is the same system
-# OpenBLAS, so it gets the kernels ours picked (tasks/openblas_startup.hpp): otherwise, on a CPU newer than
+# OpenBLAS, so it gets the kernels ours picked (startup/openblas_startup.hpp): otherwise, on a CPU newer than
 # OpenBLAS 0.3.21, it would run the generic ones and look twice as slow as it is.
 bench-torch: check-deps $(BUILD)/bench_step
 	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "missing: PyTorch for the comparison; install the Debian package python3-torch"; exit 1; }
@@ -265,7 +267,7 @@ clean:
 	rm -rf build
 
 include lessons/lessons.mk
-include tasks/extension.mk tasks/cluster.mk plots/plots.mk
+include experiment/extension.mk experiment/cluster.mk plots/plots.mk
 include tests/reliability.mk tests/fuzz/fuzz.mk
 include platform/platforms.mk
 

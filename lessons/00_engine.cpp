@@ -20,7 +20,7 @@
 
 #include "autograd/ops.hpp"
 #include "lessons/lesson.hpp"
-#include "tasks/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 namespace {
 
@@ -95,7 +95,7 @@ std::pair<size_t, size_t> write_dot(const std::filesystem::path& path, const std
             ++edges;
         }
     dot << "}\n";
-    // Whole or not at all (tasks/atomic_file.hpp): a full disk gives its reason and no half a file.
+    // Whole or not at all (files/atomic_file.hpp): a full disk gives its reason and no half a file.
     try {
         wai::write_file_atomically(path.string(), dot.str());
     } catch (const std::exception& e) {

@@ -82,11 +82,11 @@ wai::RunResult short_run(const wai::RunConfig& config) {
     return result;
 }
 
-// The chapter's table rows (tasks/chapter_table.txt: 2000 steps, seeds 0 and 1) for `task` with
+// The chapter's table rows (experiment/chapter_table.txt: 2000 steps, seeds 0 and 1) for `task` with
 // `scheme`, printed as they stand; the file is found from the source tree's root, where the README
 // runs the lessons, and otherwise named.
 void print_chapter_rows(const std::string& task, const std::string& scheme) {
-    const char* path = "tasks/chapter_table.txt";
+    const char* path = "experiment/chapter_table.txt";
     std::ifstream table(path);
     if (!table) {
         std::printf("  the chapter's rows for %s %s: in %s (run from the source tree's root to see them here)\n",

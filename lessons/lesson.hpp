@@ -9,8 +9,8 @@
 #include <string>
 
 #include "nn/kernels_setting.hpp"
-#include "tasks/openblas_startup.hpp"
-#include "tasks/output_check.hpp"
+#include "startup/openblas_startup.hpp"
+#include "startup/output_check.hpp"
 
 namespace lesson {
 
@@ -33,7 +33,7 @@ namespace lesson {
 }
 
 inline bool take_arguments(int argc, char** argv, const char* extra = nullptr) {
-    wai::prepare_process(argv);  // the OpenBLAS kernels for this CPU (tasks/openblas_startup.hpp)
+    wai::prepare_process(argv);  // the OpenBLAS kernels for this CPU (startup/openblas_startup.hpp)
     std::set_terminate(report_uncaught);
     bool extra_given = false, kernels_given = false;
     const auto refuse = [&](const std::string& problem) {

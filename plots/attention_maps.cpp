@@ -14,11 +14,11 @@
 
 #include "autograd/ops.hpp"
 #include "positional/number_text.hpp"
-#include "tasks/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "tasks/experiment.hpp"
-#include "tasks/openblas_startup.hpp"
-#include "tasks/output_check.hpp"
-#include "tasks/weights_file.hpp"
+#include "startup/openblas_startup.hpp"
+#include "startup/output_check.hpp"
+#include "files/weights_file.hpp"
 #include "tensor/kernels.hpp"
 
 namespace {

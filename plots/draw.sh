@@ -7,7 +7,7 @@
 # and the file is whole (an SVG ends with </svg>, a PNG with its IEND chunk) and flushed to disk;
 # otherwise nothing is renamed, the temporary folder is removed, an older picture stays as it was,
 # and one line says which picture and why, exit status 1. A picture path that exists and is not a
-# regular file (a folder, a link) is refused, as tasks/atomic_file.hpp refuses one.
+# regular file (a folder, a link) is refused, as files/atomic_file.hpp refuses one.
 # Leaves out what is drawn (plots/*.gp) and when (plots/plots.mk, the Makefile's make experiment).
 set -u
 name=$1 out=$2 settings=$3

@@ -11,9 +11,9 @@
 #   extension    the RoPE models with no extension, PI, NTK and YaRN, one panel per task and base
 # make plots needs make experiment's results (it says so otherwise) and runs nothing long itself;
 # build/plots/rope_curves and build/plots/attention_maps write results/plots/data/. Every file is written
-# whole or not at all: the data by tasks/atomic_file.hpp, each picture by plots/draw.sh (a full disk
+# whole or not at all: the data by files/atomic_file.hpp, each picture by plots/draw.sh (a full disk
 # gives one line and exit status 1, never a cut picture).
-# Leaves out the experiments themselves (the Makefile, tasks/extension.mk).
+# Leaves out the experiments themselves (the Makefile, experiment/extension.mk).
 .PHONY: plots check-gnuplot
 PLOTS_DIR      := $(RESULTS)/plots
 PLOT_NAMES     := accuracy extension rope_score wavelengths attention

@@ -18,9 +18,9 @@
 
 #include "positional/rope.hpp"
 #include "positional/yarn_paper.hpp"
-#include "tasks/atomic_file.hpp"
-#include "tasks/openblas_startup.hpp"
-#include "tasks/output_check.hpp"
+#include "files/atomic_file.hpp"
+#include "startup/openblas_startup.hpp"
+#include "startup/output_check.hpp"
 
 namespace {
 
@@ -37,7 +37,7 @@ std::vector<double> wavelengths(const std::vector<double>& theta) {
     return result;
 }
 
-// Whole or not at all (tasks/atomic_file.hpp): a picture never reads half a file.
+// Whole or not at all (files/atomic_file.hpp): a picture never reads half a file.
 void write_file(const std::filesystem::path& path, const std::string& text) { wai::write_file_atomically(path.string(), text); }
 
 std::string score_table() {

@@ -15,9 +15,9 @@
 #include "positional/context_extension.hpp"
 #include "positional/length_scaling.hpp"
 #include "positional/make_position.hpp"
-#include "tasks/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "tasks/evaluate.hpp"
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 
 namespace wai {
 

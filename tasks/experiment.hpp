@@ -3,7 +3,7 @@
 // test length; at the longest, also on the positions past train_length only, and with every score
 // scaled by log(T)/log(train_length). A RoPE run may be tested with a context extension
 // (positional/context_extension.hpp) applied after training, at every test length.
-// Leaves out the command line (tasks/train_position.cpp) and running several runs (the Makefile).
+// Leaves out the command line (programs/train_position.cpp) and running several runs (the Makefile).
 #pragma once
 #include <functional>
 #include <memory>
@@ -12,7 +12,7 @@
 
 #include "nn/transformer.hpp"
 #include "tasks/task.hpp"
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 
 namespace wai {
 
@@ -27,7 +27,7 @@ struct RunConfig {
     int64_t lag = 3;
     int64_t vocab = 0;  // 0: the task's own (16 for lag, 96 for seen)
     int64_t eval_sequences = 256;
-    // Weight files (tasks/weights_file.hpp). load_path's weights replace the initial ones before
+    // Weight files (files/weights_file.hpp). load_path's weights replace the initial ones before
     // training, and steps may then be 0: only evaluate them. save_path gets the weights after training,
     // named in save_layout. A file loads in either layout, told by its names, if its metadata says it
     // was saved for this run's task and scheme; a file in the chapter's layout whose metadata does not

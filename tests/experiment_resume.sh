@@ -206,15 +206,15 @@ done
 echo "experiment_resume: the collector refuses what it cannot use"
 collector="build${sanitize:+/$sanitize}/collect_results"
 printf '' > "$root/empty_table.txt"
-head -n 27 tasks/chapter_table.txt > "$root/short_table.txt"
-{ head -n 27 tasks/chapter_table.txt; echo "seen alibi:0.0625 seed 1: garbage"; } > "$root/garbled_table.txt"
-sed '1s/0\.522/1.522/' tasks/chapter_table.txt > "$root/impossible_table.txt"
+head -n 27 experiment/chapter_table.txt > "$root/short_table.txt"
+{ head -n 27 experiment/chapter_table.txt; echo "seen alibi:0.0625 seed 1: garbage"; } > "$root/garbled_table.txt"
+sed '1s/0\.522/1.522/' experiment/chapter_table.txt > "$root/impossible_table.txt"
 for case in "$root/empty_table.txt|$root/t.txt|$root/s.md|has no line for lag none" \
             "$root/short_table.txt|$root/t.txt|$root/s.md|has 1 line for seen alibi:0.0625" \
             "$root/garbled_table.txt|$root/t.txt|$root/s.md|line 28, is not a result line" \
             "$root/impossible_table.txt|$root/t.txt|$root/s.md|an accuracy outside [0, 1]" \
-            "tasks/chapter_table.txt|$root/same.txt|$root/same.txt|TABLE and SUMMARY are the same file" \
-            "tasks/chapter_table.txt|tasks/chapter_table.txt|$root/s.md|TABLE and CHAPTER_TABLE are the same file"; do
+            "experiment/chapter_table.txt|$root/same.txt|$root/same.txt|TABLE and SUMMARY are the same file" \
+            "experiment/chapter_table.txt|experiment/chapter_table.txt|$root/s.md|TABLE and CHAPTER_TABLE are the same file"; do
     IFS='|' read -r chapter table summary expected <<EOF2
 $case
 EOF2

@@ -1,5 +1,5 @@
 // The test program's main: Catch2's session (v2 or v3, tests/catch.hpp), after the start-up every
-// whereami program runs (tasks/openblas_startup.hpp: OpenBLAS's kernels for this CPU, how waiting
+// whereami program runs (startup/openblas_startup.hpp: OpenBLAS's kernels for this CPU, how waiting
 // threads wait), so the tests train at the programs' speed rather than on OpenBLAS's generic
 // kernels. Every run ends with one line, "tests: N passed, M failed", counting test cases: a
 // listener keeps the run's totals, and main prints the line once Catch's reporter has printed its
@@ -23,7 +23,7 @@ using ListenerBase = Catch::TestEventListenerBase;
 #include <optional>
 #include <vector>
 
-#include "tasks/openblas_startup.hpp"
+#include "startup/openblas_startup.hpp"
 
 namespace {
 

@@ -33,14 +33,14 @@ make --no-print-directory experiment RESULTS="$root/local" "${settings[@]}" > "$
 echo "parallel_experiment: make experiment-jobs | parallel -j2, then make experiment-collect"
 jobs_of "$root/here" > "$root/here.jobs" 2> "$root/here.err"
 status=$?
-if [ $status = 0 ] && [ "$(wc -l < "$root/here.jobs")" = 14 ] && [ "$(grep -c "^cd $PWD && tasks/run_one.sh $root/here/runs/[a-z]*_[a-z0-9.-]*_seed0.txt 14 " "$root/here.jobs")" = 14 ]; then
-    ok "14 jobs, each 'cd $PWD && tasks/run_one.sh $root/here/runs/...'; nothing else on stdout"
+if [ $status = 0 ] && [ "$(wc -l < "$root/here.jobs")" = 14 ] && [ "$(grep -c "^cd $PWD && experiment/run_one.sh $root/here/runs/[a-z]*_[a-z0-9.-]*_seed0.txt 14 " "$root/here.jobs")" = 14 ]; then
+    ok "14 jobs, each 'cd $PWD && experiment/run_one.sh $root/here/runs/...'; nothing else on stdout"
 else
     fail "make experiment-jobs: exit status $status, $(wc -l < "$root/here.jobs") lines:"; head -n 3 "$root/here.jobs" "$root/here.err"
 fi
 output=$(collect "$root/here" 2>&1)
 status=$?
-[ $status = 2 ] && [ "$output" = "tasks/cluster.mk:$(grep -n 'error experiment-collect' tasks/cluster.mk | cut -d: -f1): *** experiment-collect: 14 of 14 runs have no result in $root/here/runs yet (still running, failed or not started: make experiment-jobs lists them); nothing written.  Stop." ] &&
+[ $status = 2 ] && [ "$output" = "experiment/cluster.mk:$(grep -n 'error experiment-collect' experiment/cluster.mk | cut -d: -f1): *** experiment-collect: 14 of 14 runs have no result in $root/here/runs yet (still running, failed or not started: make experiment-jobs lists them); nothing written.  Stop." ] &&
     [ ! -e "$root/here/table.txt" ] && ok "collect before the runs: exit status $status, $output" || fail "collect before the runs: exit status $status, $output"
 (cd / && parallel -j2 < "$root/here.jobs") > "$root/here.log" 2>&1 || { fail "parallel -j2 failed"; tail "$root/here.log"; }
 collect "$root/here" > "$root/here.collect" 2>&1 || { fail "make experiment-collect failed"; tail "$root/here.collect"; }

@@ -14,7 +14,7 @@
 namespace wai::testing {
 
 extern const std::string build_dir;   // build/, or build/address/ ... for a sanitizer build
-extern const std::string source_dir;  // the source tree (for tests/reference/, tasks/chapter_table.txt)
+extern const std::string source_dir;  // the source tree (for tests/reference/, experiment/chapter_table.txt)
 
 // A fresh folder for one test case, removed at its end; programs run inside it.
 struct Folder {

@@ -22,7 +22,7 @@ test-extension: all
 
 # valgrind 3.19 has no AVX-512, so this build is for a plain x86-64 (no -march=native), in its own
 # folder, and OpenBLAS is told its kernels and libgomp its spin count (else the program would start
-# itself again to set them: tasks/openblas_startup.hpp).
+# itself again to set them: startup/openblas_startup.hpp).
 VALGRIND_BUILD := build/valgrind
 VALGRIND_RUN   := lag rope 0 --steps 4 --dim 16 --heads 2 --mlp 32 --layers 2 --batch 4 --eval-seqs 4 --threads 2 --quiet
 valgrind: check-deps

@@ -1,4 +1,4 @@
-// Tests of tasks/chapter_claims: Student's t factors against published values, and each verdict
+// Tests of experiment/chapter_claims: Student's t factors against published values, and each verdict
 // (holds, fails, not settled) on made-up seeds whose answer is known, for two and for ten seeds.
 // Leaves out the figures of a real experiment (make experiment writes them into the summary).
 #include "tests/catch.hpp"
@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "tasks/chapter_claims.hpp"
+#include "experiment/chapter_claims.hpp"
 
 using namespace wai;
 

@@ -3,7 +3,7 @@
 // a leading '-') in any variable a user gives (RESULTS, SEEDS, JOBS, RUN_FLAGS, SLURM_FLAGS,
 // SCHEDULER, KERNELS, EXERCISE, TASK, SEED, STEPS, the time limits, EXTENSION_LENGTHS, BUILD), for
 // the goals that use it and for a goal that does not, stops make with one line naming the variable,
-// runs nothing of its own and makes no folder (tasks/make_variables.mk). RUN_FLAGS no run could start
+// runs nothing of its own and makes no folder (experiment/make_variables.mk). RUN_FLAGS no run could start
 // with stop make experiment before its prune; a picture that cannot be written whole (a file-size
 // limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once.
 // Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment) and

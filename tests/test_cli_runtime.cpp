@@ -85,7 +85,7 @@ TEST_CASE("under an address-space limit a run ends with one out-of-memory line, 
     Folder folder("address_space");
     for (const char* limit : {"50000", "200000", "400000", "550000"}) {
         INFO("ulimit -v " << limit);
-        // Two threads whatever the machine's load (a busy core would make it one: tasks/thread_policy.hpp).
+        // Two threads whatever the machine's load (a busy core would make it one: startup/thread_policy.hpp).
         const Outcome o = script(folder, std::string("ulimit -v ") + limit +
                                              "; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 60 " +
                                              program_path("train_position") + " lag rope 0 --steps 5");

@@ -32,7 +32,7 @@ TEST_CASE("collect_results: bad arguments are refused with one line", "[cli]") {
                            "seed 0 is given twice");
     check_one_line_refusal(run(folder, "collect_results", {"runs", "/nonexistent/table.txt", "t", "s", "0"}), 1,
                            "collect_results", "cannot read the chapter's table /nonexistent/table.txt");
-    check_one_line_refusal(run(folder, "collect_results", {"runs", source_dir + "/tasks/chapter_table.txt", "t", "s", "0"}),
+    check_one_line_refusal(run(folder, "collect_results", {"runs", source_dir + "/experiment/chapter_table.txt", "t", "s", "0"}),
                            1, "collect_results", "14 runs have no valid result");
     CHECK_FALSE(fs::exists(folder.path / "t"));  // no table from missing runs
 }

@@ -15,7 +15,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 
 using namespace wai;
 

@@ -30,7 +30,7 @@
 #include "positional/yarn.hpp"
 #include "tasks/task.hpp"
 #include "tests/helpers.hpp"
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 
 using namespace wai;
 using wai::testing::error_on_scale;

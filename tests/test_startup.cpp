@@ -1,5 +1,5 @@
 // Tests of the start-up's facts about the OpenBLAS it runs with: the room the address-space check
-// keeps for each thread's buffer (tasks/startup_checks.hpp) is what this library maps, on this
+// keeps for each thread's buffer (startup/startup_checks.hpp) is what this library maps, on this
 // machine's architecture and OpenBLAS version; the kernel rule leaves an explicit choice alone; and
 // the kernels' origin is said.
 // Leaves out the checks through the programs (tests/test_cli_runtime.cpp).
@@ -12,8 +12,8 @@
 #include <string>
 #include <vector>
 
-#include "tasks/openblas_startup.hpp"
-#include "tasks/startup_checks.hpp"
+#include "startup/openblas_startup.hpp"
+#include "startup/startup_checks.hpp"
 
 extern "C" void* blas_memory_alloc(int procpos);
 extern "C" void blas_memory_free(void* buffer);

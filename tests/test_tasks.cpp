@@ -15,7 +15,7 @@
 #include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
-#include "tasks/thread_policy.hpp"
+#include "startup/thread_policy.hpp"
 #include "tests/helpers.hpp"
 
 using namespace wai;

@@ -1,4 +1,4 @@
-// Tests of tasks/weights_file, the safetensors reader and writer: a model's weights, extra tensors and
+// Tests of files/weights_file, the safetensors reader and writer: a model's weights, extra tensors and
 // metadata survive a round trip; every kind of bad file is refused with a message naming the file,
 // the fault and what is accepted; a file that does not fit the model leaves the model alone; what
 // the format allows (any name order, space padding, empty tensors) is read.
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "nn/transformer.hpp"
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 #include "tests/helpers.hpp"
 #include "tests/programs.hpp"
 #include "tests/weights_fixtures.hpp"

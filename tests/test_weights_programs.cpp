@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tasks/experiment.hpp"
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 #include "tests/helpers.hpp"
 #include "tests/programs.hpp"
 #include "tests/weights_fixtures.hpp"

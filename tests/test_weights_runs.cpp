@@ -11,7 +11,7 @@
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
 #include "tasks/experiment.hpp"
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 #include "tests/helpers.hpp"
 #include "tests/programs.hpp"
 #include "tests/weights_fixtures.hpp"

@@ -29,9 +29,9 @@
 #include "lessons/exercises/marked_place.hpp"
 #include "nn/kernels_setting.hpp"
 #include "tasks/experiment.hpp"
-#include "tasks/openblas_startup.hpp"
-#include "tasks/output_check.hpp"
-#include "tasks/weights_file.hpp"
+#include "startup/openblas_startup.hpp"
+#include "startup/output_check.hpp"
+#include "files/weights_file.hpp"
 #include "tensor/tensor.hpp"
 
 namespace exercise {

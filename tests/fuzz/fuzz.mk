@@ -1,4 +1,4 @@
-# make fuzz: the safetensors reader (tasks/weights_file.cpp) under libFuzzer for FUZZ_SECONDS, with
+# make fuzz: the safetensors reader (files/weights_file.cpp) under libFuzzer for FUZZ_SECONDS, with
 # AddressSanitizer and UndefinedBehaviorSanitizer, on inputs of up to FUZZ_MAX_LEN bytes (1 MiB: a header
 # nested 60,000 levels deep is 120 kB), with the dictionary tests/fuzz/weights.dict, seeded with real
 # weight files (PyTorch's golden files, three small ones train_position saves, one in the chapter's

@@ -1,4 +1,4 @@
-// libFuzzer target for the safetensors reader (tasks/weights_file.hpp): any bytes go in; the reader must
+// libFuzzer target for the safetensors reader (files/weights_file.hpp): any bytes go in; the reader must
 // either return tensors that agree with the bytes or refuse them with a std::runtime_error. Anything
 // else (a crash, another exception, a sanitizer report, a hang) is a bug. `make fuzz` builds it with
 // clang and runs it; tests/test_fuzz_regressions.cpp replays the inputs in tests/fuzz/regressions/.
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -24,7 +24,7 @@
 #include "positional/position_interpolation.hpp"
 #include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 
 using Frequencies = std::vector<double>;
 using KnownFrequencies = std::vector<std::pair<std::string, Frequencies>>;

@@ -20,7 +20,7 @@
 #include "positional/length_scaling.hpp"
 #include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 
 using wai::Shape;
 using wai::Tensor;

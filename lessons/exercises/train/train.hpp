@@ -17,8 +17,8 @@
 #include "lessons/exercises/marked_place.hpp"
 #include "positional/number_text.hpp"
 #include "tasks/experiment.hpp"
-#include "tasks/openblas_startup.hpp"
-#include "tasks/output_check.hpp"
+#include "startup/openblas_startup.hpp"
+#include "startup/output_check.hpp"
 #include "tasks/result_line.hpp"
 
 namespace exercise {

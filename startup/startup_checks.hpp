@@ -1,7 +1,7 @@
 // What a program checks before OpenBLAS and OpenMP start, so that a bad setting or too small an
 // address space is one line and a non-zero exit, not a warning and a run anyway, or a hang:
 //   - OMP_NUM_THREADS, OPENBLAS_NUM_THREADS and GOTO_NUM_THREADS, when set, must each be a whole
-//     number from 1 to max_threads() (tasks/openblas_startup.hpp); anything else ("abc", "", "0",
+//     number from 1 to max_threads() (startup/openblas_startup.hpp); anything else ("abc", "", "0",
 //     "-3", "99999999", "4,2") is refused with exit code 2. libgomp would only warn and go on, and
 //     OpenBLAS would silently ignore it.
 //   - Under an address-space limit (ulimit -v, or ulimit -d for data), OpenBLAS's buffers must fit.

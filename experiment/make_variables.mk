@@ -5,7 +5,7 @@
 # line naming the variable and its value, before any recipe or $(shell ...) sees it:
 #   RESULTS            one folder path: letters, digits and / . _ - + @, not starting with -
 #   SEEDS              non-negative integers separated by spaces          JOBS    a positive integer
-#   RUN_FLAGS          flags and values: letters, digits and - _ . , : = + (tasks/results_files.hpp
+#   RUN_FLAGS          flags and values: letters, digits and - _ . , : = + (experiment/results_files.hpp
 #                      compares them word for word); what they mean is train_position's to say
 #   SLURM_FLAGS        sbatch flags: letters, digits and - _ . , : = + / @
 #   KERNELS            plain, fast or both                                 SCHEDULER  slurm or empty

@@ -6,7 +6,7 @@
 // reference implementation's (huggingface/safetensors, safetensors/src/tensor.rs: read_metadata and
 // Metadata::validate), with duplicate names and unknown keys refused as well.
 // Leaves out streaming files larger than memory.
-#include "tasks/weights_file.hpp"
+#include "files/weights_file.hpp"
 
 #include <algorithm>
 #include <bit>
@@ -22,7 +22,7 @@
 #include <stdexcept>
 #include <tuple>
 
-#include "tasks/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 #include "tensor/kernels.hpp"
 
 namespace wai {

@@ -1,6 +1,6 @@
 #!/bin/sh
 # One run of make experiment-extension:
-#   tasks/run_extension.sh DIR MODEL MODE TRAIN_POSITION LENGTHS TOTAL [FLAGS...]
+#   experiment/run_extension.sh DIR MODEL MODE TRAIN_POSITION LENGTHS TOTAL [FLAGS...]
 #   MODEL  TASK_SCHEME_seedN (':' in the scheme written as '-')
 #   MODE   train: train the model, save its weights to DIR/weights/MODEL.safetensors and test it at
 #                 LENGTHS (32,64,...) with no extension; the line goes to DIR/trained/MODEL.txt. The
@@ -9,10 +9,10 @@
 #                 (s = LENGTHS / 32, train_position's default); the line goes to DIR/MODE-LENGTHS/MODEL.txt.
 # FLAGS (make's RUN_FLAGS, e.g. --steps 100 --eval-seqs 16) go to every run; a test leaves out their
 # --steps (it evaluates with --steps 0). The Makefile refuses FLAGS that hold the flags set here.
-# The line is written to a temporary file and renamed (tasks/atomic_run.sh), so an interrupted run
+# The line is written to a temporary file and renamed (experiment/atomic_run.sh), so an interrupted run
 # leaves nothing behind and a rerun of make redoes exactly the missing runs; its second line records
 # the settings (the model and make's RUN_FLAGS), so a result made with other flags is run again. One thread per run: make runs two at a time.
-# Leaves out choosing the runs (tasks/extension.mk) and reading them (tasks/collect_extension.cpp).
+# Leaves out choosing the runs (experiment/extension.mk) and reading them (programs/collect_extension.cpp).
 set -u
 dir=$1 model=$2 mode=$3 program=$4 lengths=$5 total=$6
 shift 6

@@ -1,5 +1,5 @@
 // The chapter's claims, judged over the seeds (see the header).
-#include "tasks/chapter_claims.hpp"
+#include "experiment/chapter_claims.hpp"
 
 #include <algorithm>
 #include <cmath>

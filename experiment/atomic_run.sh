@@ -1,4 +1,4 @@
-# Sourced by tasks/run_one.sh and tasks/run_extension.sh: one train_position run into a result file,
+# Sourced by experiment/run_one.sh and experiment/run_extension.sh: one train_position run into a result file,
 # whole or not at all.
 #   run_atomically RESULT LOCK_DIR COUNT_GLOB SETTINGS PROGRAM [ARGUMENTS...]
 # runs PROGRAM ARGUMENTS on one thread into a temporary file of its own beside RESULT (mktemp:

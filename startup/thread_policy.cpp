@@ -1,7 +1,7 @@
 // The thread count from the cores found free, and the wait policy of OpenMP's threads, set in the
 // environment before the program starts again.
 // Leaves out the re-exec itself (openblas_startup.cpp).
-#include "tasks/thread_policy.hpp"
+#include "startup/thread_policy.hpp"
 
 #include <sched.h>
 #include <strings.h>

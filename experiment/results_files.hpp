@@ -2,7 +2,7 @@
 // where a run's file is, reading it, deleting what a failed, killed or differently-set run left,
 // writing the collected outputs whole, and the command-line pieces both share (the seed list, the
 // run flags, the usage error with its exit code 2).
-// A result file is two lines (tasks/atomic_run.sh writes them): the run's result line, then the
+// A result file is two lines (experiment/atomic_run.sh writes them): the run's result line, then the
 // settings it was made with, so a result made with other settings is never taken for this one's:
 //   lag  rope         seed 0: length 32 / 64 / 128: 1.000 / ...
 //   settings: train_position lag rope 0 --steps 300
@@ -53,7 +53,7 @@ void prune_result_files(const std::vector<std::filesystem::path>& expected, cons
                         const std::filesystem::path& folder, const std::string& program);
 
 // Whole or not at all, never through a symbolic link, through write_file_atomically
-// (tasks/atomic_file.hpp): a temporary file beside it, renamed over it.
+// (files/atomic_file.hpp): a temporary file beside it, renamed over it.
 void write_atomically(const std::filesystem::path& path, const std::string& text);
 
 // A command line the collector cannot use: one line on stderr and exit code 2.
@@ -82,8 +82,8 @@ std::vector<uint64_t> parse_seed_arguments(const std::vector<std::string>& posit
 void require_distinct_paths(const std::vector<std::pair<std::string, std::filesystem::path>>& named);
 
 // A collector's main around `body`: its exit code, or "<program>: <message>" on stderr (on one line:
-// tasks/output_check.hpp's one_line) and exit code 2 for a UsageError, 1 for any other exception.
-// A failed write of stdout is caught at exit (prepare_process, tasks/output_check.hpp).
+// startup/output_check.hpp's one_line) and exit code 2 for a UsageError, 1 for any other exception.
+// A failed write of stdout is caught at exit (prepare_process, startup/output_check.hpp).
 int run_collector(const std::string& program, const std::function<int()>& body);
 
 }  // namespace wai

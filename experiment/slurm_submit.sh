@@ -1,7 +1,7 @@
 #!/bin/sh
 # make experiment SCHEDULER=slurm's runs step: every line of JOBS_FILE (make experiment-jobs' list)
 # becomes one task of a Slurm job array, one CPU each, and this waits for the array to end.
-#   tasks/slurm_submit.sh JOBS_FILE LOG_DIR [SBATCH_FLAGS...]   (make's SLURM_FLAGS, e.g. --partition=x)
+#   experiment/slurm_submit.sh JOBS_FILE LOG_DIR [SBATCH_FLAGS...]   (make's SLURM_FLAGS, e.g. --partition=x)
 # Each task's output (the run's line, or its error) goes to LOG_DIR/ARRAY_INDEX.out and is printed
 # here, in the list's order, once the array has ended. An array holds at most MaxArraySize tasks
 # (scontrol show config; 1001 unless the cluster says otherwise), so a longer list goes as several

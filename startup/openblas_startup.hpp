@@ -6,7 +6,7 @@
 //     happens on a CPU with AVX-512 or AVX2, prepare_process names the right kernels in
 //     OPENBLAS_CORETYPE and starts the program again, since OpenBLAS reads it only when it loads.
 //   - OpenMP's waiting threads spin for a short while, then sleep, unless the user chose how they
-//     wait (tasks/thread_policy.hpp); that too is read only when the library loads, and the same
+//     wait (startup/thread_policy.hpp); that too is read only when the library loads, and the same
 //     re-exec serves both.
 //   - Every training step frees and allocates the same large buffers; glibc would hand them back
 //     to the kernel after each step and fault them in again, so it is told to keep them.
@@ -14,8 +14,8 @@
 //     OPENBLAS_NUM_THREADS and GOTO_NUM_THREADS take 1 to max_threads(), 4 x the CPUs this process may
 //     run on (more only queue up for the same cores; a typo such as 99999999 would ask for that many
 //     threads and their buffers). The environment is checked before OpenBLAS loads, and so is its
-//     room under an address-space limit (tasks/startup_checks.hpp).
-//   - Standard output is checked at exit (tasks/output_check.hpp).
+//     room under an address-space limit (startup/startup_checks.hpp).
+//   - Standard output is checked at exit (startup/output_check.hpp).
 // Leaves out pinning threads to cores, and systems other than glibc on x86-64 and arm64 (on arm64
 // the kernels are OpenBLAS's own choice).
 #pragma once
@@ -26,7 +26,7 @@ namespace wai {
 // Call at the top of main. May replace the process (execv) once, with the same arguments.
 void prepare_process(char** argv);
 // OpenMP and OpenBLAS threads, both; thread_count <= 0 leaves the environment's setting. Either
-// way no more than the cores found free (tasks/thread_policy.hpp); OMP_DYNAMIC=false keeps it.
+// way no more than the cores found free (startup/thread_policy.hpp); OMP_DYNAMIC=false keeps it.
 void set_threads(int thread_count);
 // 4 x the CPUs this process may run on (sched_getaffinity), the most threads a program takes.
 // Safe to call before the C++ library is initialised.

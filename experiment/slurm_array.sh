@@ -1,6 +1,6 @@
 #!/bin/sh
-# One task of make experiment's Slurm job array (tasks/slurm_submit.sh submits it):
-#   sbatch --array=0-(N-1) tasks/slurm_array.sh JOBS_FILE FIRST
+# One task of make experiment's Slurm job array (experiment/slurm_submit.sh submits it):
+#   sbatch --array=0-(N-1) experiment/slurm_array.sh JOBS_FILE FIRST
 # runs line FIRST + SLURM_ARRAY_TASK_ID + 1 of JOBS_FILE, one self-contained shell command of
 # make experiment-jobs' list. Slurm runs a copy of this script, so it reads nothing beside it.
 # Leaves out choosing or checking the run: the line is the experiment's own command.

@@ -18,13 +18,13 @@ endif
 # experiment_job_list FILE: the missing runs' commands into FILE, one line each. A make -n of every run
 # file, each goal after a marker goal, tells which runs make would redo and with what command, so the
 # list follows the run rule whatever it becomes (under -n nothing runs, so the goals print in order
-# even with -j); tasks/job_list.sh turns the listing into lines. The recipe lines that use it start
+# even with -j); experiment/job_list.sh turns the listing into lines. The recipe lines that use it start
 # with + (make's mark for a line that runs make), so the make inside shares make's job slots.
 JOB_MARK := experiment-job-start
 $(JOB_MARK)/%: ; @: $(JOB_MARK)
 experiment_job_list = $(MAKE) --no-print-directory -s -n RESULTS=$(abspath $(RESULTS)) \
     $(foreach f,$(RUN_FILES),$(JOB_MARK)/$(notdir $(f)) $(abspath $(f))) > $(1).listing \
-  && tasks/job_list.sh $(CURDIR) $(JOB_MARK) < $(1).listing > $(1)
+  && experiment/job_list.sh $(CURDIR) $(JOB_MARK) < $(1).listing > $(1)
 
 # Only the commands go to stdout: building and pruning report on stderr.
 experiment-jobs:
@@ -47,7 +47,7 @@ experiment-collect: all
 experiment-slurm:
 	@mkdir -p $(RESULTS)/slurm
 	+@list=$$(mktemp "$(abspath $(RESULTS))/slurm/jobs.XXXXXX") && $(call experiment_job_list,$$list) \
-	  && rm -f $$list.listing && tasks/slurm_submit.sh $$list $(abspath $(RESULTS))/slurm $(SLURM_FLAGS)
+	  && rm -f $$list.listing && experiment/slurm_submit.sh $$list $(abspath $(RESULTS))/slurm $(SLURM_FLAGS)
 
 # The tests: a one-node Slurm cluster started on this machine, and GNU parallel here and over ssh to
 # localhost. Their tools are test-time only, installed here when missing (make deps' way), never by

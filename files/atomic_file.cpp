@@ -1,6 +1,6 @@
 // Whole-or-nothing file writes: mkostemp beside the target, write, fsync, rename, fsync the folder.
 // Leaves out systems other than POSIX ones with mkostemp (glibc, musl).
-#include "tasks/atomic_file.hpp"
+#include "files/atomic_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

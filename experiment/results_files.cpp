@@ -1,6 +1,6 @@
 // Result files for the collectors: names, two-line reads, pruning, atomic writes, seeds, flags, exit codes.
 // Leaves out locking: make holds the results folder's lock (RESULTS/.lock) while a collector runs.
-#include "tasks/results_files.hpp"
+#include "experiment/results_files.hpp"
 
 #include <algorithm>
 #include <fstream>
@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "positional/number_text.hpp"
-#include "tasks/atomic_file.hpp"
-#include "tasks/output_check.hpp"
+#include "files/atomic_file.hpp"
+#include "startup/output_check.hpp"
 
 namespace wai {
 

@@ -1,7 +1,7 @@
 #!/bin/sh
 # make experiment-jobs' filter: turns a make -n listing, in which each run's recipe follows a line
 # ": MARK", into one self-contained shell command per run:  cd DIR && LINE1 && LINE2 ...
-#   tasks/job_list.sh DIR MARK < LISTING
+#   experiment/job_list.sh DIR MARK < LISTING
 # A recipe's lines are joined with && (make too stops at the first that fails), and a backslash-newline
 # inside one is joined as the shell would outside quotes. A marker with nothing after it is a run make
 # would not redo. Anything before the first marker (something make would build first) is an error.

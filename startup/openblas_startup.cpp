@@ -1,8 +1,8 @@
 // Program start-up: the OpenBLAS kernel choice and the threads' wait policy (with the re-exec),
-// malloc tuning, thread counts and their bounds, and the start-up checks (tasks/startup_checks.hpp,
-// tasks/output_check.hpp).
+// malloc tuning, thread counts and their bounds, and the start-up checks (startup/startup_checks.hpp,
+// startup/output_check.hpp).
 // Leaves out pinning threads to cores.
-#include "tasks/openblas_startup.hpp"
+#include "startup/openblas_startup.hpp"
 
 #include <cblas.h>
 #include <malloc.h>
@@ -17,9 +17,9 @@
 #include <stdexcept>
 
 #include "positional/number_text.hpp"
-#include "tasks/output_check.hpp"
-#include "tasks/startup_checks.hpp"
-#include "tasks/thread_policy.hpp"
+#include "startup/output_check.hpp"
+#include "startup/startup_checks.hpp"
+#include "startup/thread_policy.hpp"
 
 extern "C" char* openblas_get_corename(void);
 
@@ -117,7 +117,7 @@ void prepare_process(char** argv) {
 }
 
 void set_threads(int thread_count) {
-    // No more threads than free cores (tasks/thread_policy.hpp), for a count asked for or the environment's.
+    // No more threads than free cores (startup/thread_policy.hpp), for a count asked for or the environment's.
     const int asked = thread_count > 0 ? thread_count : omp_get_max_threads();
     const int used = threads_for_free_cores(asked);
     if (thread_count <= 0 && used == asked) return;

@@ -4,7 +4,7 @@
 // and a 95% interval (Student's t over the seeds), and a verdict from the interval: "holds" when the
 // whole interval is on the claim's side of its bound, "fails" when it is all on the other side, "not
 // settled" when it straddles the bound (two seeds rarely settle a close claim; ten often do).
-// Leaves out running anything and the table of figures itself (tasks/collect_results.cpp).
+// Leaves out running anything and the table of figures itself (programs/collect_results.cpp).
 #pragma once
 #include <cstdint>
 #include <map>

@@ -37,7 +37,7 @@ WeightsFile read_weights_file(const std::string& path);
 // The same checks on a file's bytes already in memory (read_weights_file reads the file, then calls
 // this); `path` only names the file in the messages. The fuzz target (tests/fuzz/) calls it.
 WeightsFile parse_weights_file(std::string_view bytes, const std::string& path);
-// Written whole or not at all by write_file_atomically (tasks/atomic_file.hpp): a reader never
+// Written whole or not at all by write_file_atomically (files/atomic_file.hpp): a reader never
 // sees half a file, and no symbolic link or file planted beside it is written through.
 void write_weights_file(const std::string& path, const NamedTensors& tensors,
                         const std::map<std::string, std::string>& metadata = {});

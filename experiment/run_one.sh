@@ -1,7 +1,7 @@
 #!/bin/sh
-# One run of the experiment, for make: tasks/run_one.sh RESULT_FILE TOTAL TRAIN_POSITION [FLAGS...]
+# One run of the experiment, for make: experiment/run_one.sh RESULT_FILE TOTAL TRAIN_POSITION [FLAGS...]
 # RESULT_FILE is RUNS_DIR/TASK_SCHEME_seedN.txt (':' in the scheme written as '-'). The result is
-# written to a temporary file and renamed (tasks/atomic_run.sh), so an interrupted run leaves nothing
+# written to a temporary file and renamed (experiment/atomic_run.sh), so an interrupted run leaves nothing
 # behind and a rerun of make redoes exactly the missing runs; its second line records the settings
 # (the run and FLAGS, make's RUN_FLAGS), so a result made with other flags is run again, never reused.
 # The trained weights go beside it, RUNS_DIR/TASK_SCHEME_seedN.safetensors, for the attention maps

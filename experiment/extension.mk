@@ -4,10 +4,10 @@
 #   each (2000 steps at 32, as make experiment), its weights saved, tested at EXTENSION_LENGTHS.
 #   Each RoPE model (rope, rope:1000000) is then tested from its saved weights at each length L with
 #   position interpolation, NTK-aware scaling and YaRN at s = L / 32: one run per model, method, length.
-# Every run is one make target, written atomically (tasks/run_extension.sh), two at a time with one
+# Every run is one make target, written atomically (experiment/run_extension.sh), two at a time with one
 # thread each; an interrupted run leaves nothing, and make experiment-extension resumes. RUN_FLAGS
 # (e.g. --steps 100 --eval-seqs 16 for a quick try) go to every run (a test drops their --steps); the
-# Makefile refuses --train-len and the flags set per run. Then tasks/collect_extension.cpp writes
+# Makefile refuses --train-len and the flags set per run. Then programs/collect_extension.cpp writes
 # results/extension.md and results/extension/{lag,seen}.dat.
 # Leaves out the chapter's experiment itself (make experiment) and the pictures (plots/plots.mk).
 .PHONY: experiment-extension extension-locked extension-runs
@@ -47,12 +47,12 @@ extension-runs: $(EXTENSION_TRAINED) $(EXTENSION_WEIGHTS) $(EXTENSION_TESTS)
 # One recipe makes both files (a pattern rule with two targets). Order-only on the program, as in
 # make experiment: rebuilding it does not throw away finished runs.
 $(EXTENSION_DIR)/trained/%.txt $(EXTENSION_DIR)/weights/%.safetensors: | $(BUILD)/train_position
-	@tasks/run_extension.sh $(EXTENSION_DIR) $* train $(BUILD)/train_position $(EXTENSION_LENGTH_LIST) $(EXTENSION_TOTAL) $(RUN_FLAGS)
+	@experiment/run_extension.sh $(EXTENSION_DIR) $* train $(BUILD)/train_position $(EXTENSION_LENGTH_LIST) $(EXTENSION_TOTAL) $(RUN_FLAGS)
 
 # A test with an extension depends on the weights: a model trained again is tested again.
 define extension_test_rule
 $(EXTENSION_DIR)/$(1)-$(2)/%.txt: $(EXTENSION_DIR)/weights/%.safetensors | $(BUILD)/train_position
-	@tasks/run_extension.sh $(EXTENSION_DIR) $$* $(1) $(BUILD)/train_position $(2) $(EXTENSION_TOTAL) $(RUN_FLAGS)
+	@experiment/run_extension.sh $(EXTENSION_DIR) $$* $(1) $(BUILD)/train_position $(2) $(EXTENSION_TOTAL) $(RUN_FLAGS)
 endef
 $(foreach m,$(EXTENSION_METHODS),$(foreach L,$(EXTENSION_LENGTHS),$(eval $(call extension_test_rule,$(m),$(L)))))
 

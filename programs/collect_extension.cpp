@@ -6,14 +6,14 @@
 //   collect_extension --prune [--run-flags FLAGS] RESULTS LENGTHS SEEDS...   delete result files that
 //                                        are not a valid result for their run or were made with other
 //                                        settings, and killed runs' temporary files
-// The files (tasks/extension.mk makes them), with MODEL = TASK_SCHEME_seedN, ':' written as '-':
+// The files (experiment/extension.mk makes them), with MODEL = TASK_SCHEME_seedN, ':' written as '-':
 //   RESULTS/extension/trained/MODEL.txt    the model trained at 32, tested at LENGTHS with no extension
 //                                          (learned only up to its 128 rows: the rest is "n/a", never 0)
 //   RESULTS/extension/METHOD-L/MODEL.txt   a RoPE model's saved weights tested at length L with METHOD,
 //                                          s = L / 32, the training length
 // When RESULTS/runs/ holds make experiment's results, the retrained models' figures at 32, 64 and 128
 // are compared with them. Outputs are written to a temporary file and renamed.
-// Leaves out running anything (tasks/extension.mk) and the pictures (plots/).
+// Leaves out running anything (experiment/extension.mk) and the pictures (plots/).
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -24,9 +24,9 @@
 #include "positional/context_extension.hpp"
 #include "positional/number_text.hpp"
 #include "tasks/evaluate.hpp"
-#include "tasks/openblas_startup.hpp"
+#include "startup/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
-#include "tasks/results_files.hpp"
+#include "experiment/results_files.hpp"
 
 using namespace wai;
 namespace fs = std::filesystem;

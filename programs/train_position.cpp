@@ -8,8 +8,8 @@
 // --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
 // --kernels picks the ops the model is built from (nn/kernels_setting.hpp): the same result either way.
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
-// weights after training (safetensors, tasks/weights_file.hpp; written whole or not at all, and never
-// onto a folder, a device or a symbolic link: tasks/atomic_file.hpp), named as here or, with
+// weights after training (safetensors, files/weights_file.hpp; written whole or not at all, and never
+// onto a folder, a device or a symbolic link: files/atomic_file.hpp), named as here or, with
 // --save-layout chapter, as the chapter's PyTorch model names them; --load reads either.
 // Each flag at most once, and none with an empty value. Numbers as positional/number_text.hpp reads
 // them: digits with an optional leading '-' ("+5", " 5", "0x10", "1e3" are refused for integers).
@@ -33,8 +33,8 @@
 #include "nn/kernels_setting.hpp"
 #include "positional/number_text.hpp"
 #include "tasks/experiment.hpp"
-#include "tasks/openblas_startup.hpp"
-#include "tasks/output_check.hpp"
+#include "startup/openblas_startup.hpp"
+#include "startup/output_check.hpp"
 #include "tasks/result_line.hpp"
 
 using namespace wai;

@@ -1,6 +1,6 @@
 // The exit-time check of standard output: an atexit handler that flushes it and asks whether any
 // write to it failed. Leaves out retrying a failed write, and closing stdout (later handlers may print).
-#include "tasks/output_check.hpp"
+#include "startup/output_check.hpp"
 
 #include <unistd.h>
 

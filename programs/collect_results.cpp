@@ -6,7 +6,7 @@
 //   collect_results --prune [--run-flags FLAGS] RUNS_DIR SEEDS...
 //       delete result files that are not a valid result for their run or were made with other
 //       settings, and killed runs' temporary files
-// A result file is the run's line and the settings it was made with (tasks/results_files.hpp).
+// A result file is the run's line and the settings it was made with (experiment/results_files.hpp).
 // The always-"no" baseline for seen is computed here from the same test sequences the runs used.
 // Outputs are written to a temporary file and renamed, so they are whole or absent.
 // Leaves out running anything: the Makefile runs train_position.
@@ -19,11 +19,11 @@
 #include <map>
 #include <sstream>
 
-#include "tasks/chapter_claims.hpp"
+#include "experiment/chapter_claims.hpp"
 #include "tasks/evaluate.hpp"
-#include "tasks/openblas_startup.hpp"
+#include "startup/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
-#include "tasks/results_files.hpp"
+#include "experiment/results_files.hpp"
 
 using namespace wai;
 namespace fs = std::filesystem;

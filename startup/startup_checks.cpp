@@ -3,7 +3,7 @@
 // the shared libraries are initialised, so it uses only system calls and plain character buffers.
 // Leaves out OpenBLAS builds whose buffer differs from Debian's: 128 MiB on x86-64 (0.3.21 in Debian
 // 12 and 0.3.29 in Debian 13 alike), 32 MiB on arm64; [startup] measures it against blas_buffer_bytes.
-#include "tasks/startup_checks.hpp"
+#include "startup/startup_checks.hpp"
 
 #include <cblas.h>
 #include <fcntl.h>
@@ -15,8 +15,8 @@
 #include <cstring>
 #include <vector>
 
-#include "tasks/openblas_startup.hpp"
-#include "tasks/output_check.hpp"
+#include "startup/openblas_startup.hpp"
+#include "startup/output_check.hpp"
 
 // OpenBLAS's buffer pool, exported by libopenblas though not declared in cblas.h: every level-3
 // call takes a buffer from it on entry (blas_memory_alloc(0)) and gives it back on return.
