@@ -95,7 +95,9 @@ check-test-deps: check-deps
 
 include platform/debian.mk
 
-$(BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
+# The two files of vectorised transcendental loops (exp for softmax rows; GELU's erf) call glibc's vector math.
+FAST_MATH_OBJECTS := tensor/fast_math.o autograd/gelu.o
+$(addprefix $(BUILD)/,$(FAST_MATH_OBJECTS)): CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
 $(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'
 # The tests that run this build's programs (tests/programs.hpp) find them, and the source tree, here.
@@ -105,7 +107,7 @@ $(BUILD)/tests/programs.o: CXXFLAGS += -DWAI_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -D
 # and rewritten only when they change: a new flag rebuilds everything, any other edit of the
 # makefiles rebuilds nothing.
 COMPILE_FLAGS_FILE := $(BUILD)/compile_flags.txt
-COMPILE_FLAGS_TEXT := $(CXX) $(CXXFLAGS) | checked: $(CHECKED_FLAGS) | fast_math: -ffast-math
+COMPILE_FLAGS_TEXT := $(CXX) $(CXXFLAGS) | checked: $(CHECKED_FLAGS) | fast_math: $(FAST_MATH_OBJECTS) -ffast-math
 ifneq ($(shell cat $(COMPILE_FLAGS_FILE) 2>/dev/null),$(COMPILE_FLAGS_TEXT))
   $(shell mkdir -p $(BUILD) && printf '%s\n' '$(COMPILE_FLAGS_TEXT)' > $(COMPILE_FLAGS_FILE))
 endif
@@ -126,7 +128,7 @@ CHECKED_LIBRARY := $(CHECKED_BUILD)/libwhereami.a
 $(CHECKED_BUILD)/%.o: %.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
-$(CHECKED_BUILD)/tensor/fast_math.o: CXXFLAGS += -ffast-math
+$(addprefix $(CHECKED_BUILD)/,$(FAST_MATH_OBJECTS)): CXXFLAGS += -ffast-math
 $(CHECKED_LIBRARY): $(LIB_SOURCES:%.cpp=$(CHECKED_BUILD)/%.o)
 	@rm -f $@
 	ar rcs $@ $^

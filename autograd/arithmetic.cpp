@@ -1,7 +1,7 @@
 // The arithmetic ops: add, subtract, multiply (with a trailing-shape broadcast), scale, sum, mean.
 // Leaves out division and powers: nothing in the model needs them.
 #include "autograd/ops.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai {
 

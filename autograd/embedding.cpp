@@ -8,9 +8,9 @@ namespace wai {
 
 namespace {  // each op type is private to its file
 
-struct Embedding final : Op {
+struct EmbeddingOp final : Op {
     std::vector<int> indices;  // saved: the backward scatters into these rows
-    explicit Embedding(std::vector<int> i) : indices(std::move(i)) {}
+    explicit EmbeddingOp(std::vector<int> i) : indices(std::move(i)) {}
 
     // y[n, :] = table[indices[n], :]: table (V, D), indices shaped index_shape -> (index_shape..., D)
     static Value forward(const Value& table, const std::vector<int>& indices, const Shape& index_shape) {
@@ -26,7 +26,7 @@ struct Embedding final : Op {
                             "index " + std::to_string(row) + " is outside the table's rows 0.." + std::to_string(rows - 1));
             std::copy_n(table.value().data() + row * width, width, out.data() + n * width);
         }
-        return record("embedding", std::move(out), {table}, std::make_unique<Embedding>(indices));
+        return record("embedding", std::move(out), {table}, std::make_unique<EmbeddingOp>(indices));
     }
 
     // dtable[indices[n], :] += g[n, :]: a scatter-add, so a row used twice gets both gradients
@@ -46,7 +46,7 @@ struct Embedding final : Op {
 }  // namespace
 
 Value embedding(const Value& table, const std::vector<int>& indices, const Shape& index_shape) {
-    return Embedding::forward(table, indices, index_shape);
+    return EmbeddingOp::forward(table, indices, index_shape);
 }
 
 }  // namespace wai

@@ -1,15 +1,70 @@
 // The LayerNorm op over the last axis: y = weight * (x - mean) / sqrt(var + eps) + bias.
 // One op, not a chain of small ones, so its backward is the closed form and saves two numbers a row;
-// the row kernels, with both formulas, are in tensor/kernels.cpp. Leaves out LayerNorm without affine
+// its row formulas, forward and backward, are here too. Leaves out LayerNorm without affine
 // parameters, and RMSNorm.
+#include <cmath>
+
 #include "autograd/ops.hpp"
-#include "tensor/kernels.hpp"
+#include "autograd/formulas.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai {
 
+void layer_norm_rows(const float* x, const float* weight, const float* bias, float eps, int64_t rows, int64_t width,
+                     float* y, float* mean, float* rstd) {
+    // Float sums in `omp simd` order: vectorised, and the same order on every run.
+    #pragma omp parallel for if (rows * width > 65536) schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+        const float* xr = x + r * width;
+        float sum = 0.0f, sum_sq = 0.0f;
+        #pragma omp simd reduction(+ : sum)
+        for (int64_t c = 0; c < width; ++c) sum += xr[c];
+        const float mu = sum / static_cast<float>(width);
+        #pragma omp simd reduction(+ : sum_sq)
+        for (int64_t c = 0; c < width; ++c) sum_sq += (xr[c] - mu) * (xr[c] - mu);
+        const float inv = 1.0f / std::sqrt(sum_sq / static_cast<float>(width) + eps);
+        mean[r] = mu;
+        rstd[r] = inv;
+        float* yr = y + r * width;
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c) yr[c] = (xr[c] - mu) * inv * weight[c] + bias[c];
+    }
+}
+
+void layer_norm_row_backward(const float* x, const float* g, const float* weight, float mean, float rstd, int64_t width,
+                             float* dx, bool add_to_dx, float* dweight, float* dbias) {
+    float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
+    #pragma omp simd reduction(+ : sum_dxhat, sum_dxhat_xhat)
+    for (int64_t c = 0; c < width; ++c) {
+        const float dxhat = g[c] * weight[c];
+        sum_dxhat += dxhat;
+        sum_dxhat_xhat += dxhat * (x[c] - mean) * rstd;
+    }
+    if (dweight) {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c) dweight[c] += g[c] * (x[c] - mean) * rstd;
+    }
+    if (dbias) {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c) dbias[c] += g[c];
+    }
+    if (!dx) return;
+    const float mean_dxhat = sum_dxhat / static_cast<float>(width);
+    const float mean_dxhat_xhat = sum_dxhat_xhat / static_cast<float>(width);
+    if (add_to_dx) {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c)
+            dx[c] += rstd * (g[c] * weight[c] - mean_dxhat - (x[c] - mean) * rstd * mean_dxhat_xhat);
+    } else {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c)
+            dx[c] = rstd * (g[c] * weight[c] - mean_dxhat - (x[c] - mean) * rstd * mean_dxhat_xhat);
+    }
+}
+
 namespace {  // each op type is private to its file
 
-struct LayerNorm final : Op {
+struct LayerNormOp final : Op {
     std::vector<float> mean, rstd;  // per row: the mean and 1 / sqrt(var + eps)
 
     // x (..., D), weight (D), bias (D) -> (..., D); var is the biased (1/D) variance, as in PyTorch.
@@ -19,8 +74,12 @@ struct LayerNorm final : Op {
         if (s.rank() == 0 || weight.shape() != Shape{D} || bias.shape() != Shape{D})
             shape_error("layer_norm", s.str() + " with weight " + weight.shape().str() + " and bias " + bias.shape().str(),
                         "weight and bias must both be (D) for x (..., D)");
-        auto op = std::make_unique<LayerNorm>();
-        Tensor y = layer_norm_forward(x.value(), weight.value(), bias.value(), eps, op->mean, op->rstd);
+        auto op = std::make_unique<LayerNormOp>();
+        const int64_t rows = s.rows();
+        op->mean.resize(rows), op->rstd.resize(rows);
+        Tensor y = Tensor::uninitialized(s);
+        layer_norm_rows(x.value().data(), weight.value().data(), bias.value().data(), eps, rows, D, y.data(),
+                        op->mean.data(), op->rstd.data());
         return record("layer_norm", std::move(y), {x, weight, bias}, std::move(op));
     }
 
@@ -48,7 +107,7 @@ struct LayerNorm final : Op {
 }  // namespace
 
 Value layer_norm(const Value& x, const Value& weight, const Value& bias, float eps) {
-    return LayerNorm::forward(x, weight, bias, eps);
+    return LayerNormOp::forward(x, weight, bias, eps);
 }
 
 }  // namespace wai

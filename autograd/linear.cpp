@@ -3,13 +3,13 @@
 // then add(., b) compute; a test holds it to that. Leaves out a bias-free variant.
 #include "autograd/ops.hpp"
 #include "tensor/gemm.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai {
 
 namespace {  // each op type is private to its file
 
-struct Linear final : Op {
+struct LinearOp final : Op {
     // x (..., in), weight (out, in), bias (out) -> (..., out)
     static Value forward(const Value& x, const Value& weight, const Value& bias) {
         const Shape& s = x.shape();
@@ -21,7 +21,7 @@ struct Linear final : Op {
         Tensor y = Tensor::uninitialized(s.with_last(outputs));
         repeat_row(y.data(), rows, bias.value().data(), outputs);  // y = b on every row
         sgemm(false, true, rows, outputs, in, 1.0f, x.value().data(), weight.value().data(), 1.0f, y.data());  // y += x W^T
-        return record("linear", std::move(y), {x, weight, bias}, std::make_unique<Linear>());
+        return record("linear", std::move(y), {x, weight, bias}, std::make_unique<LinearOp>());
     }
 
     // With G = dY seen as (rows, out) and X as (rows, in):
@@ -52,6 +52,6 @@ struct Linear final : Op {
 
 }  // namespace
 
-Value linear(const Value& x, const Value& weight, const Value& bias) { return Linear::forward(x, weight, bias); }
+Value linear(const Value& x, const Value& weight, const Value& bias) { return LinearOp::forward(x, weight, bias); }
 
 }  // namespace wai

@@ -5,9 +5,35 @@
 #include <algorithm>
 
 #include "autograd/ops.hpp"
-#include "tensor/kernels.hpp"
+#include "autograd/formulas.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai {
+
+void softmax_row(const float* x, float* y, int64_t visible, int64_t length) {
+    if (visible > 0) {
+        const float top = *std::max_element(x, x + visible);
+        #pragma omp simd
+        for (int64_t j = 0; j < visible; ++j) y[j] = x[j] - top;
+        exp_inplace(y, visible);
+        float total = 0.0f;
+        #pragma omp simd reduction(+ : total)
+        for (int64_t j = 0; j < visible; ++j) total += y[j];
+        const float inv = 1.0f / total;
+        #pragma omp simd
+        for (int64_t j = 0; j < visible; ++j) y[j] *= inv;
+    }
+    for (int64_t j = std::max<int64_t>(visible, 0); j < length; ++j) y[j] = 0.0f;
+}
+
+void softmax_row_backward(const float* y, const float* g, float* dx, int64_t visible, int64_t length) {
+    float dot = 0.0f;
+    #pragma omp simd reduction(+ : dot)
+    for (int64_t j = 0; j < visible; ++j) dot += g[j] * y[j];
+    #pragma omp simd
+    for (int64_t j = 0; j < visible; ++j) dx[j] = y[j] * (g[j] - dot);
+    for (int64_t j = std::max<int64_t>(visible, 0); j < length; ++j) dx[j] = 0.0f;
+}
 
 namespace {  // each op type is private to its file
 

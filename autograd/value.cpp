@@ -3,7 +3,7 @@
 // the graph lives as long as a handle to its output does, so backward can run twice.
 #include "autograd/value.hpp"
 
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 #include <stdexcept>
 #include <unordered_set>

@@ -32,7 +32,7 @@
 #include <vector>
 
 #include "nn/adamw.hpp"
-#include "nn/loss.hpp"
+#include "autograd/ops.hpp"
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
 #include "positional/number_text.hpp"
@@ -149,7 +149,7 @@ struct Run {
         const KernelsScope scope(kernels);
         const Batch batch = task.sample(data, B, T);
         auto start = Clock::now();
-        Value loss = sequence_loss(model->forward(batch.tokens, B, T), batch.targets);
+        Value loss = cross_entropy(model->forward(batch.tokens, B, T), batch.targets);
         if (times) times->forward += seconds_since(start);
         start = Clock::now();
         optimizer->zero_grad();

@@ -23,7 +23,7 @@
 #include <tuple>
 
 #include "files/atomic_file.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai {
 

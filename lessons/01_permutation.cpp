@@ -13,7 +13,7 @@
 #include "autograd/ops.hpp"
 #include "lessons/lesson.hpp"
 #include "nn/attention.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "lessons/lesson.hpp"
 #include "positional/sinusoid.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace {
 

@@ -18,7 +18,7 @@
 #include "lessons/lesson.hpp"
 #include "positional/number_text.hpp"
 #include "positional/rope.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 using wai::Shape;
 using wai::Tensor;

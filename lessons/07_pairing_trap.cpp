@@ -15,7 +15,7 @@
 #include "autograd/ops.hpp"
 #include "lessons/lesson.hpp"
 #include "nn/adamw.hpp"
-#include "nn/loss.hpp"
+#include "autograd/ops.hpp"
 #include "positional/rope.hpp"
 #include "tasks/evaluate.hpp"
 
@@ -86,15 +86,16 @@ void permute_query_key_rows(Tensor& rows, int64_t D, int64_t H, const std::vecto
                     rows[(head_start + j) * row_length + c] = old[(head_start + order[j]) * row_length + c];
 }
 
-// The model's logits at every position of the batch, with no graph: (B, T, V).
-Tensor logits_of(const wai::Transformer& model, const wai::Batch& batch) {
+// The model's logits at every position of the batch, with no graph, run with `options` (another
+// RoPE pairing in place of the trained one): (B, T, V).
+Tensor logits_of(const wai::Transformer& model, const wai::Batch& batch, const wai::ForwardOptions& options = {}) {
     wai::NoGradScope no_grad;
-    return model.forward(batch.tokens, batch.B, batch.T).value();
+    return model.forward(batch.tokens, batch.B, batch.T, options).value();
 }
 
 // The model's answer (argmax class) at every position of the batch.
-std::vector<int> predictions(const wai::Transformer& model, const wai::Batch& batch) {
-    const Tensor logits = logits_of(model, batch);  // (B, T, V)
+std::vector<int> predictions(const wai::Transformer& model, const wai::Batch& batch, const wai::ForwardOptions& options = {}) {
+    const Tensor logits = logits_of(model, batch, options);  // (B, T, V)
     const int64_t classes = logits.shape().last();
     std::vector<int> answers(batch.B * batch.T);
     for (int64_t n = 0; n < batch.B * batch.T; ++n) {
@@ -139,9 +140,7 @@ int main(int argc, char** argv) {
     config.dim = 32, config.heads = 2, config.mlp_hidden = 64;
     const int64_t D = config.dim, H = config.dim / config.heads;
     wai::Generator init(7), data(8), test(9);
-    auto rotary = std::make_unique<wai::RotaryPositions>(H, 10000.0, RopePairing::interleaved);
-    wai::RotaryPositions& rope = *rotary;  // the model owns it; we keep a hand on its `pairing`
-    wai::Transformer model(config, std::move(rotary), init);
+    wai::Transformer model(config, std::make_unique<wai::RotaryPositions>(H, 10000.0, RopePairing::interleaved), init);
     wai::AdamW optimizer(model.parameters());
     const int64_t steps = 200, batch_size = 32, length = 32, lag = 3;
     std::printf("  D = %lld, %lld layers, %lld heads of H = %lld, lag %lld, %lld steps of batch %lld at length %lld\n",
@@ -151,7 +150,7 @@ int main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     for (int64_t step = 1; step <= steps; ++step) {
         const wai::Batch batch = wai::lag_batch(data, batch_size, length, config.vocab, lag);
-        wai::Value loss = wai::sequence_loss(model.forward(batch.tokens, batch.B, batch.T), batch.targets);
+        wai::Value loss = wai::cross_entropy(model.forward(batch.tokens, batch.B, batch.T), batch.targets);
         optimizer.zero_grad();
         loss.backward();
         optimizer.step();
@@ -166,8 +165,11 @@ int main(int argc, char** argv) {
     const double trained = wai::evaluate(model, test_batch, length).all.value();
     const std::vector<int> trained_answers = predictions(model, test_batch);
     const Tensor trained_logits = logits_of(model, test_batch);  // (B, T, V)
-    rope.pairing = RopePairing::half_split;
-    const double mixed = wai::evaluate(model, test_batch, length).all.value();
+    // The same weights run with the other convention: a half-split RoPE in place of the trained one.
+    const wai::RotaryPositions half_split(H, 10000.0, RopePairing::half_split);
+    wai::ForwardOptions with_half_split;
+    with_half_split.position = &half_split;
+    const double mixed = wai::evaluate(model, test_batch, length, with_half_split).all.value();
     std::printf("  accuracy on %lld fresh sequences, interleaved as trained: %.3f\n", static_cast<long long>(test_sequences),
                 trained);
     std::printf("  the same weights, half-split RoPE:                      %.3f   (chance %.3f)\n", mixed, chance);
@@ -197,9 +199,9 @@ int main(int argc, char** argv) {
                     static_cast<long long>(D), static_cast<long long>(2 * D - 1), static_cast<long long>(2 * D),
                     static_cast<long long>(3 * D - 1));
     }
-    const double repaired = wai::evaluate(model, test_batch, length).all.value();
-    const std::vector<int> repaired_answers = predictions(model, test_batch);
-    const Tensor repaired_logits = logits_of(model, test_batch);  // (B, T, V)
+    const double repaired = wai::evaluate(model, test_batch, length, with_half_split).all.value();
+    const std::vector<int> repaired_answers = predictions(model, test_batch, with_half_split);
+    const Tensor repaired_logits = logits_of(model, test_batch, with_half_split);  // (B, T, V)
     double largest_logit_change = 0.0, largest_logit = 0.0;
     for (int64_t j = 0; j < trained_logits.numel(); ++j) {
         largest_logit_change =

@@ -8,12 +8,10 @@
 // Mirrors llm-mastery-23, "Failure mode: context-length extrapolation" (the methods it names) and
 // where-am-i, "The frequencies, and longer contexts". Leaves out fine-tuning after extending, which
 // all three papers do; here each method is applied to the trained weights as they are.
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <numbers>
 #include <string>
 #include <vector>
@@ -54,14 +52,15 @@ std::string trained_scheme() {
 }
 
 // Trains `task` with RoPE at rope_base briefly (the experiment's model, train_steps instead of 2000),
-// saves it, and returns its accuracy at test_length with no extension and with each method.
+// and returns its accuracy at test_length with no extension and with each method: the trained
+// model is tested with each method's RoPE in place of its own, its weights unchanged.
 struct Accuracies {
     double plain = 0, plain_at_train = 0;
     // each of methods at s (at test_length) and at s = 1 (at train_length)
     std::vector<double> extended, extended_at_train;
 };
 
-Accuracies train_and_extend(const std::string& task, const std::filesystem::path& weights) {
+Accuracies train_and_extend(const std::string& task) {
     wai::RunConfig config;
     config.task = task;
     config.scheme = trained_scheme();
@@ -69,22 +68,25 @@ Accuracies train_and_extend(const std::string& task, const std::filesystem::path
     config.train_length = train_length;
     config.eval_sequences = 64;
     config.test_lengths = {train_length, test_length};
-    config.save_path = weights.string();
-    const wai::RunResult trained = wai::run_experiment(config);
+    wai::validate(config);
+    const std::unique_ptr<wai::Transformer> model = wai::make_model(config);
+    wai::RunResult trained;
+    wai::train(*model, config, trained);
+    wai::test_model(*model, config, trained);
     std::printf("  %s\n", wai::format_result_line(config, trained).c_str());
     Accuracies result{trained.accuracy[1], trained.accuracy[0], {}, {}};
 
-    config.save_path.clear();
-    config.load_path = weights.string();
-    config.steps = 0;
     for (const char* method : methods) {
         config.test_lengths = {test_length};
         config.extension = method;  // s = test_length / train_length
-        const wai::RunResult extended = wai::run_experiment(config);
+        wai::RunResult extended;
+        wai::test_model(*model, config, extended);
         std::printf("  %s\n", wai::format_result_line(config, extended).c_str());
         result.extended.push_back(extended.accuracy[0]);
         config.test_lengths = {train_length};  // s = 1: the method is RoPE itself
-        result.extended_at_train.push_back(wai::run_experiment(config).accuracy[0]);
+        wai::RunResult at_one;
+        wai::test_model(*model, config, at_one);
+        result.extended_at_train.push_back(at_one.accuracy[0]);
     }
     return result;
 }
@@ -240,7 +242,7 @@ int main(int argc, char** argv) {
                   "both sharpen the softmax at " + test + "; YaRN's temperature a little less than log-length scaling");
 
     // Now a model. The experiment's model (D = 64, 2 layers, 1 head) with rope, 300 steps on each task
-    // (make experiment-extension trains 2000 and tests up to 512), then the saved weights tested at 128
+    // (make experiment-extension trains 2000 and tests up to 512), then the trained weights tested at 128
     // with each method at s = 4, and at 32 with s = 1. Seed 0 when this was written: lag at 128 0.992
     // with no extension, 1.000 with NTK, 0.999 with YaRN, 0.076 with PI and 0.070 with yarn-paper
     // (chance 0.0625); seen at 128 0.833 with none, 0.897 PI, 0.861 NTK, 0.937 YaRN, 0.955 yarn-paper.
@@ -251,15 +253,8 @@ int main(int argc, char** argv) {
     // full picture.
     lesson::heading("A small model trained here (" + std::to_string(train_steps) + " steps at " + L + "), tested at " +
                     test + " with each method");
-    // The weights go to the temporary folder under this process's id, so two lessons running at once
-    // (make test with and without a sanitizer) never read each other's file.
-    const std::string prefix = "whereami_lesson11_" + std::to_string(getpid()) + "_";
-    const std::filesystem::path lag_weights = std::filesystem::temp_directory_path() / (prefix + "lag.safetensors");
-    const std::filesystem::path seen_weights = std::filesystem::temp_directory_path() / (prefix + "seen.safetensors");
-    const Accuracies lag = train_and_extend("lag", lag_weights);
-    const Accuracies seen = train_and_extend("seen", seen_weights);
-    std::filesystem::remove(lag_weights);
-    std::filesystem::remove(seen_weights);
+    const Accuracies lag = train_and_extend("lag");
+    const Accuracies seen = train_and_extend("seen");
 
     bool same_at_one = true;
     for (size_t m = 0; m < std::size(methods); ++m)

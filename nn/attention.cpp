@@ -48,7 +48,7 @@ Value attention(const Value& q, const Value& k, const Value& v, const Value& bia
     return matmul(p, v);  // (B, NH, T, H)
 }
 
-Value CausalSelfAttention::forward(const Value& x) const {
+Value CausalSelfAttention::forward(const Value& x, const ForwardOptions& options) const {
     const Shape& s = x.shape();
     if (s.rank() != 3 || s[2] != dim)
         shape_error("CausalSelfAttention", s.str(), "expects (B, T, " + std::to_string(dim) + ")");
@@ -56,18 +56,20 @@ Value CausalSelfAttention::forward(const Value& x) const {
     // q, k, v = qkv(x) split in three along the last axis: 3 x (B, T, D)
     const std::vector<Value> qkv_parts = fast_kernels() ? fast::linear_split(x, qkv.weight, qkv.bias, 3)
                                                         : split_last(qkv.forward(x), 3);
-    const Value q = position.rotate_queries_keys(split_heads(qkv_parts[0], heads));  // (B, NH, T, H)
-    const Value k = position.rotate_queries_keys(split_heads(qkv_parts[1], heads));  // (B, NH, T, H)
+    const PositionEncoding& scheme = options.position ? *options.position : position;
+    const Value q = scheme.rotate_queries_keys(split_heads(qkv_parts[0], heads));  // (B, NH, T, H)
+    const Value k = scheme.rotate_queries_keys(split_heads(qkv_parts[1], heads));  // (B, NH, T, H)
     const Value v = split_heads(qkv_parts[2], heads);                                // (B, NH, T, H)
 
-    Value bias = position.score_bias(heads, T);  // (NH, T, T), or undefined
+    Value bias = scheme.score_bias(heads, T);  // (NH, T, T), or undefined
     if (bias.defined() && heads == 1) bias = reshape(bias, Shape{T, T});
     // score_scale is 1 in training, log(T) / log(T_train) when a test asks for log-length scaling.
-    const float factor = score_scale / std::sqrt(static_cast<float>(head_dim));
-    Tensor* weights = keep_weights ? &last_weights : nullptr;
-    const Value attended = fast_kernels() ? fast::causal_attention(q, k, v, bias, factor, weights)
-                                          : attention(q, k, v, bias, factor, weights);  // (B, NH, T, H)
-    if (keep_weights) last_weights = last_weights.reshaped(Shape{B, heads, T, T});
+    const float factor = options.score_scale / std::sqrt(static_cast<float>(head_dim));
+    Tensor weights;
+    Tensor* kept = options.attention_weights ? &weights : nullptr;
+    const Value attended = fast_kernels() ? fast::causal_attention(q, k, v, bias, factor, kept)
+                                          : attention(q, k, v, bias, factor, kept);  // (B, NH, T, H)
+    if (kept) options.attention_weights->push_back(weights.reshaped(Shape{B, heads, T, T}));
     return output.forward(merge_heads(attended, heads));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
 }
 

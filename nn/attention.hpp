@@ -1,24 +1,35 @@
 // CausalSelfAttention: queries, keys and values from one Linear(D, 3D), NH heads of size H = D/NH,
 // scores s = scale * q k^T / sqrt(H) (+ the position scheme's bias), causal softmax, output Linear(D, D).
-// `score_scale` is 1 in training; at test time log(T)/log(T_train) keeps the softmax as sharp
-// over T keys as over T_train (Chiang & Cholak 2022). Leaves out dropout and key-value caching.
+// What a test asks beyond training (a score scale, another position scheme, the weights for a
+// picture) comes in with each forward as ForwardOptions: the layer keeps nothing between calls.
+// Leaves out dropout and key-value caching.
 #pragma once
+#include <vector>
+
 #include "nn/linear.hpp"
 #include "nn/position.hpp"
 
 namespace wai {
 
+// Options for one forward pass of the model; the defaults are training's.
+struct ForwardOptions {
+    // Every score is multiplied by this: 1 in training; at test length T, log(T)/log(T_train) keeps
+    // the softmax as sharp over T keys as over T_train (Chiang & Cholak 2022; positional/length_scaling.hpp).
+    float score_scale = 1.0f;
+    // A position scheme in place of the model's own, or null: a context-extended RoPE built for the
+    // test (positional/context_extension.hpp), with the model's trained weights unchanged.
+    const PositionEncoding* position = nullptr;
+    // When given, each attention layer appends its softmax weights (B, NH, T, T), first layer first.
+    std::vector<Tensor>* attention_weights = nullptr;
+};
+
 class CausalSelfAttention : public Module {
 public:
     CausalSelfAttention(int64_t dim, int64_t heads, const PositionEncoding& position, Generator& generator);
-    Value forward(const Value& x) const;  // (B, T, D) -> (B, T, D)
-    // The attention weights of the last forward, (B, NH, T, T), kept only when asked (for pictures).
-    mutable Tensor last_weights;
-    bool keep_weights = false;
+    Value forward(const Value& x, const ForwardOptions& options = {}) const;  // (B, T, D) -> (B, T, D)
 
     int64_t dim, heads, head_dim;
-    float score_scale = 1.0f;
-    const PositionEncoding& position;
+    const PositionEncoding& position;  // the model's scheme (options.position may stand in for it)
     Linear qkv, output;  // D -> 3D, D -> D
 };
 

@@ -36,15 +36,12 @@ Transformer::Transformer(const TransformerConfig& c, std::unique_ptr<PositionEnc
     register_module("head", head);
 }
 
-Value Transformer::forward(const std::vector<int>& ids, int64_t B, int64_t T) const {
+Value Transformer::forward(const std::vector<int>& ids, int64_t B, int64_t T, const ForwardOptions& options) const {
+    const PositionEncoding& scheme = options.position ? *options.position : *position;
     Value h = tokens.forward(ids, Shape{B, T});  // (B, T, D)
-    h = position->add_to_embeddings(h);          // (B, T, D)
-    for (const auto& block : blocks) h = block->forward(h);
+    h = scheme.add_to_embeddings(h);             // (B, T, D)
+    for (const auto& block : blocks) h = block->forward(h, options);
     return head.forward(h);                      // (B, T, n_out)
-}
-
-void Transformer::set_score_scale(float scale) {
-    for (auto& block : blocks) block->attention.score_scale = scale;
 }
 
 }  // namespace wai

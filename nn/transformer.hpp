@@ -24,10 +24,9 @@ public:
     // Parameters are drawn from `generator` in order: token embedding, blocks, head (a scheme with
     // parameters drew its own when the caller built it).
     Transformer(const TransformerConfig& config, std::unique_ptr<PositionEncoding> position, Generator& generator);
-    // tokens: B*T ids, row-major (B, T) -> logits (B, T, n_out)
-    Value forward(const std::vector<int>& tokens, int64_t B, int64_t T) const;
-    // Multiplies every attention score by `scale` from now on (1 restores training behaviour).
-    void set_score_scale(float scale);
+    // tokens: B*T ids, row-major (B, T) -> logits (B, T, n_out). options: training's by default;
+    // a test may scale the scores, use another position scheme, or keep the attention weights.
+    Value forward(const std::vector<int>& tokens, int64_t B, int64_t T, const ForwardOptions& options = {}) const;
 
     TransformerConfig config;
     std::unique_ptr<PositionEncoding> position;

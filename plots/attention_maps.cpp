@@ -19,7 +19,7 @@
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"
 #include "files/weights_file.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace {
 
@@ -80,20 +80,22 @@ int main(int argc, char** argv) {
 
         const wai::Task task = wai::make_task(config.task);
         const wai::Batch sequence = wai::test_batch(task, config.seed, T, 1);
-        for (auto& block : model->blocks) block->attention.keep_weights = true;
+        std::vector<wai::Tensor> maps;  // one (1, NH, T, T) per layer, first layer first
         {
             wai::NoGradScope no_grad;
-            model->forward(sequence.tokens, 1, T);
+            wai::ForwardOptions options;
+            options.attention_weights = &maps;
+            model->forward(sequence.tokens, 1, T, options);
         }
         // Numbers out as sound as numbers in: finite weights can still overflow the scores (weights of
         // 1e20 do), and a map of NaN would be drawn as a picture. Refused before any map is written.
         for (size_t layer = 0; layer < model->blocks.size(); ++layer)
-            if (!wai::all_finite(model->blocks[layer]->attention.last_weights))
+            if (!wai::all_finite(maps[layer]))
                 throw std::runtime_error(path + ": layer " + std::to_string(layer) +
                                          "'s attention weights hold NaN or infinity (its weights overflow the scores); "
                                          "no map written");
         for (size_t layer = 0; layer < model->blocks.size(); ++layer) {
-            const wai::Tensor& weights = model->blocks[layer]->attention.last_weights;  // (1, NH, T, T): head 0 first
+            const wai::Tensor& weights = maps[layer];  // (1, NH, T, T): head 0 first
             const std::string title = config.task + " " + config.scheme + " seed " + std::to_string(config.seed) +
                                       ", layer " + std::to_string(layer) + ": attention weights, row = query, column = key";
             const std::string out = prefix + "_layer" + std::to_string(layer) + ".dat";

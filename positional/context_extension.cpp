@@ -56,24 +56,25 @@ std::string extension_name(ExtensionSpec::Kind kind, double factor) {
     return s.str();
 }
 
-void extend_context(RotaryPositions& rope, ExtensionSpec::Kind kind, double factor, int64_t train_length) {
+std::unique_ptr<RotaryPositions> extend_context(int64_t head_dim, double base, RopePairing pairing,
+                                                ExtensionSpec::Kind kind, double factor, int64_t train_length) {
     if (!(factor >= 1.0)) throw std::invalid_argument("context extension: the factor s must be at least 1");
-    const std::vector<double> original = rope_frequencies(rope.head_dim, rope.base);
-    rope.query_key_scale = 1.0f;
+    const std::vector<double> original = rope_frequencies(head_dim, base);
+    const auto made = [&](std::vector<double> theta, double query_key_scale) {
+        return std::make_unique<RotaryPositions>(head_dim, base, pairing, std::move(theta),
+                                                 static_cast<float>(query_key_scale));
+    };
     switch (kind) {
-        case ExtensionSpec::Kind::pi: rope.frequencies = position_interpolation(original, factor); return;
+        case ExtensionSpec::Kind::pi: return made(position_interpolation(original, factor), 1.0);
         case ExtensionSpec::Kind::ntk:
-            if (rope.head_dim < 4) throw std::invalid_argument("ntk scaling needs a head dimension of at least 4");
-            rope.frequencies = rope_frequencies(rope.head_dim, ntk_scaled_base(rope.base, rope.head_dim, factor));
-            return;
+            if (head_dim < 4) throw std::invalid_argument("ntk scaling needs a head dimension of at least 4");
+            return made(rope_frequencies(head_dim, ntk_scaled_base(base, head_dim, factor)), 1.0);
         case ExtensionSpec::Kind::yarn:
         case ExtensionSpec::Kind::yarn_paper:
             if (train_length <= 0) throw std::invalid_argument("yarn needs the training length, got " + std::to_string(train_length));
-            rope.frequencies = kind == ExtensionSpec::Kind::yarn
-                                   ? yarn_frequencies(rope.head_dim, rope.base, factor, train_length)
-                                   : yarn_paper_frequencies(original, factor, train_length);
-            rope.query_key_scale = static_cast<float>(yarn_query_key_scale(factor));
-            return;
+            return made(kind == ExtensionSpec::Kind::yarn ? yarn_frequencies(head_dim, base, factor, train_length)
+                                                          : yarn_paper_frequencies(original, factor, train_length),
+                        yarn_query_key_scale(factor));
     }
     throw std::logic_error("extend_context: unhandled method");
 }

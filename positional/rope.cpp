@@ -11,7 +11,7 @@
 #include "autograd/ops.hpp"
 #include "nn/kernels_setting.hpp"
 #include "positional/fast/rope.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai {
 
@@ -84,22 +84,6 @@ void rope_rotate_inplace(Tensor& x, const RopeTable& table, bool inverse) {
     rotate_rows(x.data(), x.data(), x.shape(), table, inverse);
 }
 
-Tensor rope_rotate_reference(const Tensor& x, double base, RopePairing pairing, bool inverse) {
-    const Shape& s = x.shape();
-    const int64_t H = s.last(), T = s[s.rank() - 2], pairs = H / 2;
-    Tensor out(s);
-    for (int64_t r = 0; r < s.rows(); ++r)
-        for (int64_t i = 0; i < pairs; ++i) {
-            const double angle = (inverse ? -1.0 : 1.0) * static_cast<double>(r % T) * std::pow(base, -2.0 * i / H);
-            const int64_t j1 = pairing == RopePairing::interleaved ? 2 * i : i;
-            const int64_t j2 = pairing == RopePairing::interleaved ? 2 * i + 1 : i + pairs;
-            const double a = x[r * H + j1], b = x[r * H + j2];
-            out[r * H + j1] = static_cast<float>(a * std::cos(angle) - b * std::sin(angle));
-            out[r * H + j2] = static_cast<float>(a * std::sin(angle) + b * std::cos(angle));
-        }
-    return out;
-}
-
 namespace {  // each op type is private to its file
 
 struct Rope final : Op {
@@ -123,6 +107,13 @@ Value rope(const Value& x, const RopeTable& table) { return Rope::forward(x, tab
 // rope_frequencies validates the head dimension now rather than at the first forward.
 RotaryPositions::RotaryPositions(int64_t h, double b, RopePairing p)
     : head_dim(h), base(b), pairing(p), frequencies(rope_frequencies(h, b)) {}
+
+RotaryPositions::RotaryPositions(int64_t h, double b, RopePairing p, std::vector<double> theta, float qk_scale)
+    : head_dim(h), base(b), pairing(p), frequencies(std::move(theta)), query_key_scale(qk_scale) {
+    if (frequencies.size() != rope_frequencies(h, b).size())  // which also refuses an odd or non-positive h
+        throw std::invalid_argument("rope: " + std::to_string(frequencies.size()) + " frequencies for a head dimension of " +
+                                    std::to_string(h) + " (it needs " + std::to_string(h / 2) + ")");
+}
 
 Value RotaryPositions::rotate_queries_keys(const Value& x) const {
     const int64_t T = x.shape()[x.shape().rank() - 2];

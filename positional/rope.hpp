@@ -2,7 +2,7 @@
 // theta_i = base^(-2i/H), so the score of a query at m and a key at n depends only on n - m.
 // Pairing convention: interleaved (2i, 2i+1) as in the RoFormer paper and the chapter, the default;
 // half-split (i, i + H/2) as in Hugging Face's Llama (rotate_half), for the lesson on conventions.
-// The rotation is an autograd op; rope_rotate_reference is the rotation written out from the definition.
+// The rotation is an autograd op.
 // Leaves out rotating values (RoPE never does) and partial rotary dimensions.
 #pragma once
 #include <vector>
@@ -29,8 +29,6 @@ RopeTable make_rope_table(int64_t positions, const std::vector<double>& frequenc
 Tensor rope_rotate(const Tensor& x, const RopeTable& table, bool inverse = false);
 // The same rotation applied to x where it lies (the backward turns its incoming gradient this way).
 void rope_rotate_inplace(Tensor& x, const RopeTable& table, bool inverse = false);
-// The same rotation written out directly from the definition: angles computed per element, no table.
-Tensor rope_rotate_reference(const Tensor& x, double base, RopePairing pairing, bool inverse = false);
 
 // The differentiable op: x (..., T, H) -> (..., T, H).
 Value rope(const Value& x, const RopeTable& table);
@@ -38,17 +36,21 @@ Value rope(const Value& x, const RopeTable& table);
 class RotaryPositions : public PositionEncoding {
 public:
     RotaryPositions(int64_t head_dim, double base, RopePairing pairing = RopePairing::interleaved);
+    // With frequencies of its own (H/2 of them) and a factor on the rotated queries and keys: how a
+    // context extension builds its RoPE for a test (positional/context_extension.hpp).
+    RotaryPositions(int64_t head_dim, double base, RopePairing pairing, std::vector<double> frequencies,
+                    float query_key_scale);
     Value rotate_queries_keys(const Value& x) const override;  // (B, NH, T, H) -> (B, NH, T, H)
     std::string spec() const override;
 
-    int64_t head_dim;
-    double base;
-    RopePairing pairing;
-    // theta_i (H/2): rope_frequencies(head_dim, base), unless a context extension replaced them for
-    // testing (positional/context_extension.hpp); spec() still names the scheme as trained.
-    std::vector<double> frequencies;
+    const int64_t head_dim;
+    const double base;
+    const RopePairing pairing;
+    // theta_i (H/2): rope_frequencies(head_dim, base), or a context extension's; spec() names the
+    // scheme by its base either way.
+    const std::vector<double> frequencies;
     // The rotated queries and keys are multiplied by this: 1, or YaRN's attention temperature.
-    float query_key_scale = 1.0f;
+    const float query_key_scale = 1.0f;
 };
 
 }  // namespace wai

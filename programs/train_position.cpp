@@ -32,7 +32,7 @@
 
 #include "nn/kernels_setting.hpp"
 #include "positional/number_text.hpp"
-#include "tasks/experiment.hpp"
+#include "files/run_weights.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"
 #include "tasks/result_line.hpp"
@@ -49,6 +49,7 @@ const char* const usage =
     "                      [--check-flags]\n"
     "  TASK    lag | seen\n"
     "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope] | t5[:buckets]\n"
+    "          (alibi without a slope: head h of NH gets 2^(-8h/NH), h = 1..NH, so one head gets 1/256)\n"
     "  SEED    a non-negative integer (digits only)\n"
     "  --load FILE  start from these weights (safetensors, named as here or as the chapter's PyTorch\n"
     "               model names them); with --steps 0, only evaluate them\n"
@@ -89,6 +90,7 @@ std::vector<int64_t> parse_lengths(const std::string& text) {
 
 struct Options {
     RunConfig run;
+    RunFiles files;
     int threads = 0;  // 0: leave OpenMP's and OpenBLAS's own setting
     bool quiet = false;
     bool check_only = false;
@@ -139,9 +141,9 @@ Options parse(int argc, char** argv) {
             r.vocab = parse_integer(value, arg);
             if (r.vocab <= 0) throw UsageError("--vocab must be positive, got " + value);
         } else if (arg == "--eval-seqs") r.eval_sequences = parse_integer(value, arg);
-        else if (arg == "--load") r.load_path = value;
-        else if (arg == "--save") r.save_path = value;
-        else if (arg == "--save-layout") r.save_layout = parse_weights_layout(value, arg);
+        else if (arg == "--load") o.files.load_path = value;
+        else if (arg == "--save") o.files.save_path = value;
+        else if (arg == "--save-layout") o.files.save_layout = parse_weights_layout(value, arg);
         else if (arg == "--extend") r.extension = value;
         else if (arg == "--kernels") o.kernels = parse_kernels(value);
         else if (arg == "--threads") o.threads = parse_thread_count(value, arg);
@@ -154,7 +156,7 @@ Options parse(int argc, char** argv) {
     const int64_t seed = parse_integer(positional[2], "SEED");
     if (seed < 0) throw UsageError("SEED must be a non-negative integer, got '" + positional[2] + "'");
     o.run.seed = static_cast<uint64_t>(seed);
-    validate(o.run);  // unknown task, bad scheme, sizes: all refused before any training
+    validate(o.run, o.files);  // unknown task, bad scheme, sizes: all refused before any training
     return o;
 }
 
@@ -195,11 +197,11 @@ int main(int argc, char** argv) {
     if (options.check_only) return 0;
     set_threads(options.threads);
     set_kernels(options.kernels);
-    options.run.load_notice = [](const std::string& note) { std::fprintf(stderr, "train_position: %s\n", note.c_str()); };
+    options.files.load_notice = [](const std::string& note) { std::fprintf(stderr, "train_position: %s\n", note.c_str()); };
     try {
         ProgressLine line;
         const bool show = !options.quiet && isatty(STDERR_FILENO);
-        const RunResult result = run_experiment(options.run, show ? ProgressFunction(std::ref(line)) : ProgressFunction());
+        const RunResult result = run_experiment(options.run, options.files, show ? ProgressFunction(std::ref(line)) : ProgressFunction());
         std::printf("%s\n", format_result_line(options.run, result).c_str());
         return 0;
     } catch (const std::bad_alloc&) {

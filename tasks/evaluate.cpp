@@ -1,4 +1,5 @@
-// Evaluation loop: forward in chunks, argmax per position, count. Leaves out ties: the first maximum wins.
+// Evaluation loop: forward in chunks, argmax per position, count; and the experiment's tests of a
+// trained run built on it. Leaves out ties: the first maximum wins.
 #include "tasks/evaluate.hpp"
 
 #include <algorithm>
@@ -6,18 +7,23 @@
 #include <string>
 
 #include "autograd/ops.hpp"
-#include "tensor/kernels.hpp"
+#include "positional/context_extension.hpp"
+#include "positional/length_scaling.hpp"
+#include "positional/spec.hpp"
+#include "tasks/experiment.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai {
 
-Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff, int64_t chunk) {
+Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff, const ForwardOptions& options,
+                    int64_t chunk) {
     NoGradScope no_grad;
     Evaluation result;
     const int64_t T = batch.T;
     for (int64_t first = 0; first < batch.B; first += chunk) {
         const int64_t B = std::min(chunk, batch.B - first);
         const std::vector<int> tokens(batch.tokens.begin() + first * T, batch.tokens.begin() + (first + B) * T);
-        const Tensor logits = model.forward(tokens, B, T).value();  // (B, T, n_out)
+        const Tensor logits = model.forward(tokens, B, T, options).value();  // (B, T, n_out)
         // An argmax over NaN is meaningless, yet gives a plausible accuracy: refuse to count it.
         if (!all_finite(logits))
             throw std::runtime_error("evaluation at length " + std::to_string(T) +
@@ -35,6 +41,38 @@ Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff
         }
     }
     return result;
+}
+
+void test_model(const Transformer& model, const RunConfig& c, RunResult& result) {
+    const Task task = configured_task(c);
+    int64_t longest = 0;
+    for (int64_t length : c.test_lengths) longest = std::max(longest, length);
+    ForwardOptions options;  // training's, unless an extension stands in for the trained RoPE
+    std::unique_ptr<RotaryPositions> extended;
+    if (!c.extension.empty()) {
+        const ExtensionSpec extension = parse_extension_spec(c.extension);
+        const double factor = extension.has_factor
+                                  ? extension.factor
+                                  : std::max(1.0, static_cast<double>(longest) / static_cast<double>(c.train_length));
+        const PositionSpec spec = parse_position_spec(c.scheme);
+        extended = extend_context(c.dim / c.heads, spec.has_value ? spec.value : 10000.0, RopePairing::interleaved,
+                                  extension.kind, factor, c.train_length);
+        options.position = extended.get();
+        result.extension = extension_name(extension.kind, factor);
+    }
+    result.accuracy.clear();
+    for (int64_t length : c.test_lengths) {
+        const Batch batch = test_batch(task, c.seed, length, c.eval_sequences);
+        const Evaluation e = evaluate(model, batch, c.train_length, options);
+        result.accuracy.push_back(e.all.value());
+        if (length == longest) {
+            result.past_train_accuracy = e.from_cutoff.value();
+            result.has_past_train = e.from_cutoff.scored > 0;
+            result.always_no_accuracy = e.always_zero.value();
+        }
+    }
+    options.score_scale = log_length_scale(longest, c.train_length);
+    result.scaled_accuracy = evaluate(model, test_batch(task, c.seed, longest, c.eval_sequences), c.train_length, options).all.value();
 }
 
 }  // namespace wai

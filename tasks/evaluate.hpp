@@ -19,8 +19,10 @@ struct Evaluation {
     Accuracy always_zero;  // what answering class 0 everywhere would score
 };
 
-// Runs the model on `batch` in chunks of `chunk` sequences under a NoGradScope. Throws
-// std::runtime_error if the model's outputs are not all finite (a diverged model), naming the length.
-Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff, int64_t chunk = 64);
+// Runs the model on `batch` in chunks of `chunk` sequences under a NoGradScope, each forward with
+// `options` (a score scale, an extended RoPE). Throws std::runtime_error if the model's outputs are
+// not all finite (a diverged model), naming the length.
+Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff, const ForwardOptions& options = {},
+                    int64_t chunk = 64);
 
 }  // namespace wai

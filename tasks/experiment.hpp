@@ -1,18 +1,19 @@
-// One run of the chapter's experiment: build the model for a task and scheme (or load its weights),
-// train it on fresh batches of length train_length, save the weights if asked, then test at each
-// test length; at the longest, also on the positions past train_length only, and with every score
-// scaled by log(T)/log(train_length). A RoPE run may be tested with a context extension
-// (positional/context_extension.hpp) applied after training, at every test length.
-// Leaves out the command line (programs/train_position.cpp) and running several runs (the Makefile).
+// One run of the chapter's experiment: build the model for a task and scheme, train it on fresh
+// batches of length train_length, then test it at each test length; at the longest, also on the
+// positions past train_length only, and with every score scaled by log(T)/log(train_length). A RoPE
+// run may be tested with a context extension (positional/context_extension.hpp) in place of its RoPE.
+// The training step is training_step (tasks/experiment.cpp): batch, forward, zero_grad, backward, update.
+// Leaves out the command line and weight files (programs/train_position.cpp, files/run_weights.hpp)
+// and running several runs (the Makefile).
 #pragma once
 #include <functional>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "nn/adamw.hpp"
 #include "nn/transformer.hpp"
 #include "tasks/task.hpp"
-#include "files/weights_file.hpp"
 
 namespace wai {
 
@@ -27,14 +28,6 @@ struct RunConfig {
     int64_t lag = 3;
     int64_t vocab = 0;  // 0: the task's own (16 for lag, 96 for seen)
     int64_t eval_sequences = 256;
-    // Weight files (files/weights_file.hpp). load_path's weights replace the initial ones before
-    // training, and steps may then be 0: only evaluate them. save_path gets the weights after training,
-    // named in save_layout. A file loads in either layout, told by its names, if its metadata says it
-    // was saved for this run's task and scheme; a file in the chapter's layout whose metadata does not
-    // say (PyTorch's own) loads as this run's model, and load_notice is told so (to stderr if unset).
-    std::string load_path, save_path;
-    WeightsLayout save_layout = WeightsLayout::ours;
-    std::function<void(const std::string&)> load_notice;
     // A test-time context extension for RoPE ("pi", "ntk:4", "yarn", ...), or empty for none. Without
     // ":s", s is the longest test length / train_length (at least 1).
     std::string extension;
@@ -58,11 +51,19 @@ struct RunResult {
 // Progress after each step: step (1-based), total steps, loss.
 using ProgressFunction = std::function<void(int64_t, int64_t, double)>;
 
-// Throws std::invalid_argument for a configuration that cannot run (with a one-line reason), and
-// std::runtime_error if the loss stops being finite (naming the step).
+// make_model, train and test_model in turn. Throws std::invalid_argument for a configuration that
+// cannot run (with a one-line reason), and std::runtime_error if the loss stops being finite (naming the step).
 RunResult run_experiment(const RunConfig& config, const ProgressFunction& progress = {});
 
-// Checks everything run_experiment would refuse, without training; throws the same errors.
+// One training step on a fresh batch; returns the batch's loss before the update.
+double training_step(Transformer& model, AdamW& optimizer, const Task& task, Generator& data, const RunConfig& config);
+// config.steps training steps from the model's current weights: fills final_loss and seconds_training.
+void train(Transformer& model, const RunConfig& config, RunResult& result, const ProgressFunction& progress = {});
+// The tests of a trained model: every accuracy of RunResult, with the extension if the config names one.
+void test_model(const Transformer& model, const RunConfig& config, RunResult& result);
+
+// Checks everything run_experiment would refuse, without training; throws the same errors
+// (tasks/run_checks.cpp). steps may be 0 here: the model is tested as it is.
 void validate(const RunConfig& config);
 // The largest --batch, --train-len, --dim and test length validate accepts (--mlp: 4x, --eval-seqs and
 // --vocab: 16x, --layers: 64).
@@ -75,6 +76,9 @@ std::unique_ptr<Transformer> make_model(const RunConfig& config);
 // The test batches for a run: they depend only on the task, seed, length and count, so every
 // scheme of a seed is tested on the same sequences.
 Batch test_batch(const Task& task, uint64_t seed, int64_t length, int64_t sequences);
+
+// The task the config names, with its vocab (when not 0) and lag.
+Task configured_task(const RunConfig& config);
 
 // Separate, reproducible generator streams derived from a run's seed.
 uint64_t stream_seed(uint64_t seed, uint64_t stream);

@@ -1,5 +1,5 @@
 // Tensor: creation and the checks every op shares.
-// Leaves out arithmetic (tensor/kernels.cpp) and matrix products (tensor/gemm.cpp).
+// Leaves out arithmetic (tensor/elementwise.cpp) and matrix products (tensor/gemm.cpp).
 #include "tensor/tensor.hpp"
 
 #include <algorithm>

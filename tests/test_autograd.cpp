@@ -16,7 +16,7 @@
 
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 #include "tests/helpers.hpp"
 
 using namespace wai;

@@ -238,39 +238,35 @@ TEST_CASE("YaRN's temperature: sqrt(1/t) = 0.1 ln s + 1, and s = 1 changes nothi
 
 // ---- applying an extension ------------------------------------------------------------------------
 
-TEST_CASE("extend_context sets each method's frequencies; at s = 1 every method is plain RoPE", "[extension]") {
+TEST_CASE("extend_context builds each method's RoPE; at s = 1 every method is plain RoPE", "[extension]") {
     using Kind = ExtensionSpec::Kind;
     const std::vector<double> theta = rope_frequencies(16, 10000.0);
+    const auto extended = [](Kind kind, double s) { return extend_context(16, 10000.0, RopePairing::interleaved, kind, s, 32); };
     for (Kind kind : {Kind::pi, Kind::ntk, Kind::yarn, Kind::yarn_paper}) {
         INFO(extension_name(kind, 1.0));
-        RotaryPositions rope(16, 10000.0);
-        extend_context(rope, kind, 1.0, 32);
-        for (size_t i = 0; i < theta.size(); ++i) CHECK(rope.frequencies[i] == Approx(theta[i]).epsilon(1e-14));
-        CHECK(rope.query_key_scale == 1.0f);
+        const auto rope = extended(kind, 1.0);
+        for (size_t i = 0; i < theta.size(); ++i) CHECK(rope->frequencies[i] == Approx(theta[i]).epsilon(1e-14));
+        CHECK(rope->query_key_scale == 1.0f);
     }
-    RotaryPositions rope(16, 10000.0);
-    extend_context(rope, Kind::pi, 4.0, 32);
-    CHECK(rope.frequencies == position_interpolation(theta, 4.0));
-    extend_context(rope, Kind::ntk, 4.0, 32);
-    CHECK(rope.frequencies == rope_frequencies(16, ntk_scaled_base(10000.0, 16, 4.0)));
-    CHECK(rope.query_key_scale == 1.0f);
-    extend_context(rope, Kind::yarn, 4.0, 32);
-    CHECK(rope.frequencies == yarn_frequencies(16, 10000.0, 4.0, 32));
-    CHECK(rope.query_key_scale == static_cast<float>(0.1 * std::log(4.0) + 1.0));
-    extend_context(rope, Kind::yarn_paper, 4.0, 32);
-    CHECK(rope.frequencies == yarn_paper_frequencies(theta, 4.0, 32));
-    CHECK(rope.query_key_scale == static_cast<float>(0.1 * std::log(4.0) + 1.0));
-    CHECK(rope.spec() == "rope");  // still the scheme it was trained with
-    CHECK_THROWS_AS(extend_context(rope, Kind::pi, 0.5, 32), std::invalid_argument);
+    CHECK(extended(Kind::pi, 4.0)->frequencies == position_interpolation(theta, 4.0));
+    CHECK(extended(Kind::ntk, 4.0)->frequencies == rope_frequencies(16, ntk_scaled_base(10000.0, 16, 4.0)));
+    CHECK(extended(Kind::ntk, 4.0)->query_key_scale == 1.0f);
+    CHECK(extended(Kind::yarn, 4.0)->frequencies == yarn_frequencies(16, 10000.0, 4.0, 32));
+    CHECK(extended(Kind::yarn, 4.0)->query_key_scale == static_cast<float>(0.1 * std::log(4.0) + 1.0));
+    const auto rope = extended(Kind::yarn_paper, 4.0);
+    CHECK(rope->frequencies == yarn_paper_frequencies(theta, 4.0, 32));
+    CHECK(rope->query_key_scale == static_cast<float>(0.1 * std::log(4.0) + 1.0));
+    CHECK(rope->spec() == "rope");  // named by its base, as the scheme it was trained with
+    CHECK_THROWS_AS(extended(Kind::pi, 0.5), std::invalid_argument);
 }
 
 TEST_CASE("YaRN multiplies every attention logit by (0.1 ln s + 1)^2", "[extension]") {
     const int64_t H = 8, T = 12;
     const double s = 8.0;
-    RotaryPositions yarn(H, 10000.0);
-    extend_context(yarn, ExtensionSpec::Kind::yarn, s, 4);
-    RotaryPositions blended_only(H, 10000.0);  // the same frequencies, without the temperature
-    blended_only.frequencies = yarn.frequencies;
+    const auto extended = extend_context(H, 10000.0, RopePairing::interleaved, ExtensionSpec::Kind::yarn, s, 4);
+    const RotaryPositions& yarn = *extended;
+    // the same frequencies, without the temperature
+    const RotaryPositions blended_only(H, 10000.0, RopePairing::interleaved, yarn.frequencies, 1.0f);
     const Value q(random_tensor(Shape{1, 1, T, H}, 3)), k(random_tensor(Shape{1, 1, T, H}, 4));
     const Tensor with_q = yarn.rotate_queries_keys(q).value().reshaped(Shape{T, H});
     const Tensor with_k = yarn.rotate_queries_keys(k).value().reshaped(Shape{T, H});

@@ -20,7 +20,7 @@
 
 #include "nn/adamw.hpp"
 #include "nn/kernels_setting.hpp"
-#include "nn/loss.hpp"
+#include "autograd/ops.hpp"
 #include "nn/transformer.hpp"
 #include "positional/context_extension.hpp"
 #include "positional/make_position.hpp"
@@ -89,7 +89,7 @@ void check_against_pytorch(const std::string& task_name, const std::string& sche
     const Tensor& tokens = start.tensors.at("tokens");  // (B, T)
     const std::vector<int> targets = as_integers(start.tensors.at("targets"));
     const Value logits = model.forward(as_integers(tokens), tokens.size(0), tokens.size(1));  // (B, T, n_out)
-    Value loss = sequence_loss(logits, targets);
+    Value loss = cross_entropy(logits, targets);
     loss.backward();
     CHECK(error_on_scale(logits.value(), golden.tensors.at("logits")) <= tolerance);
     CHECK(error_on_scale(loss.value(), golden.tensors.at("loss")) <= tolerance);
@@ -137,10 +137,14 @@ void check_extension_against_pytorch(const std::string& task_name) {
                 Transformer model(config, make_position_encoding(parse_position_spec(scheme), config.dim, config.heads, unused),
                                   unused);
                 load_parameters(model, start, golden_file(task_name, "none"));
-                extend_context(dynamic_cast<RotaryPositions&>(*model.position), method_kind(method),
-                               static_cast<double>(T) / 32.0, 32);
+                const PositionSpec spec = parse_position_spec(scheme);
+                const auto extended = extend_context(config.dim / config.heads, spec.has_value ? spec.value : 10000.0,
+                                                     RopePairing::interleaved, method_kind(method),
+                                                     static_cast<double>(T) / 32.0, 32);
+                ForwardOptions options;
+                options.position = extended.get();
                 const std::vector<int> prefix(tokens.begin(), tokens.begin() + T);
-                const Value logits = model.forward(prefix, 1, T);  // (1, T, n_out)
+                const Value logits = model.forward(prefix, 1, T, options);  // (1, T, n_out)
                 CHECK(error_on_scale(logits.value(), golden.tensors.at(name)) <= tolerance);
                 ++compared;
             }
@@ -162,8 +166,8 @@ TEST_CASE("golden: PI, NTK and YaRN give every pair Hugging Face's frequency, an
         const int64_t H = c.at("head_dim"), L = c.at("original_max_position_embeddings");
         const double base = c.at("base"), s = c.at("factor");
         INFO(method << ", H " << H << ", base " << base << ", s " << s << ", L " << L);
-        RotaryPositions rope(H, base);
-        extend_context(rope, method_kind(method), s, L);
+        const auto extended = extend_context(H, base, RopePairing::interleaved, method_kind(method), s, L);
+        const RotaryPositions& rope = *extended;
         const std::vector<double> hf = c.at("inv_freq");
         REQUIRE(rope.frequencies.size() == hf.size());
         for (size_t i = 0; i < hf.size(); ++i) {

@@ -12,7 +12,7 @@
 
 #include "nn/adamw.hpp"
 #include "nn/kernels_setting.hpp"
-#include "nn/loss.hpp"
+#include "autograd/ops.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
 #include "tests/helpers.hpp"
@@ -51,7 +51,7 @@ Step one_step(const RunConfig& config, Kernels kernels) {
     Generator data(7);
     const Batch batch = make_task(config.task).sample(data, 8, config.train_length);
     const Value logits = model->forward(batch.tokens, batch.B, batch.T);
-    Value loss = sequence_loss(logits, batch.targets);
+    Value loss = cross_entropy(logits, batch.targets);
     AdamW optimizer(model->parameters());
     optimizer.zero_grad();
     loss.backward();

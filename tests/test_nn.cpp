@@ -16,7 +16,7 @@
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "nn/adamw.hpp"
-#include "nn/loss.hpp"
+#include "autograd/ops.hpp"
 #include "nn/transformer.hpp"
 #include "tests/helpers.hpp"
 
@@ -229,7 +229,7 @@ TEST_CASE("Module::zero_grad zeroes every parameter's gradient", "[nn][module]")
     config.vocab = 5, config.outputs = 3, config.dim = 4, config.layers = 1, config.heads = 1, config.mlp_hidden = 8;
     Generator generator(19);
     Transformer model(config, std::make_unique<PositionEncoding>(), generator);
-    sequence_loss(model.forward({0, 1, 2, 3}, 1, 4), {0, 1, 2, 0}).backward();
+    cross_entropy(model.forward({0, 1, 2, 3}, 1, 4), {0, 1, 2, 0}).backward();
     double total = 0.0;
     for (const Value& p : model.parameters())
         for (int64_t i = 0; i < p.grad().numel(); ++i) total += std::abs(p.grad()[i]);
@@ -282,13 +282,13 @@ TEST_CASE("AdamW: one and two steps match PyTorch's formula worked by hand", "[n
     CHECK(p.grad()[1] == 0.0f);
 }
 
-TEST_CASE("sequence_loss averages over the scored positions only", "[nn][loss]") {
+TEST_CASE("cross_entropy over a sequence averages over the scored positions only", "[nn][loss]") {
     // logits (B=1, T=3, 2 classes). Position 0: (0, 0), target 0 -> log 2. Position 1: ignored, with
     // logits that would dominate any average. Position 2: (log 3, 0), target 0 -> -log(3/4).
     const float huge = 50.0f;
     Value logits(Tensor::from_values(Shape{1, 3, 2}, {0.0f, 0.0f, -huge, huge, std::log(3.0f), 0.0f}), true);
     const std::vector<int> targets{0, ignore_index, 0};
-    Value loss = sequence_loss(logits, targets);
+    Value loss = cross_entropy(logits, targets);
     CHECK(loss.shape() == Shape{});
     CHECK(loss.value().item() == Approx((std::log(2.0) + std::log(4.0 / 3.0)) / 2.0).epsilon(1e-6));
 
@@ -303,7 +303,7 @@ TEST_CASE("sequence_loss averages over the scored positions only", "[nn][loss]")
     CHECK(g[5] == Approx(0.25 / 2.0));
 
     const GradcheckResult result = gradcheck(
-        [&](const std::vector<Value>& in) { return sequence_loss(in[0], targets); },
+        [&](const std::vector<Value>& in) { return cross_entropy(in[0], targets); },
         {random_input(Shape{1, 3, 2}, 20)}, default_tolerance);
     INFO("worst entry: " << result.worst);
     CHECK(result.passed);

@@ -27,6 +27,24 @@ using namespace wai;
 using namespace wai::testing;
 using Catch::Matchers::ContainsSubstring;
 
+// RoPE's rotation written out directly from the definition, angles computed per element in double,
+// no table: what positional/rope.cpp's table-driven rotation is held to.
+static Tensor rope_rotate_reference(const Tensor& x, double base, RopePairing pairing, bool inverse = false) {
+    const Shape& s = x.shape();
+    const int64_t H = s.last(), T = s[s.rank() - 2], pairs = H / 2;
+    Tensor out(s);
+    for (int64_t r = 0; r < s.rows(); ++r)
+        for (int64_t i = 0; i < pairs; ++i) {
+            const double angle = (inverse ? -1.0 : 1.0) * static_cast<double>(r % T) * std::pow(base, -2.0 * i / H);
+            const int64_t j1 = pairing == RopePairing::interleaved ? 2 * i : i;
+            const int64_t j2 = pairing == RopePairing::interleaved ? 2 * i + 1 : i + pairs;
+            const double a = x[r * H + j1], b = x[r * H + j2];
+            out[r * H + j1] = static_cast<float>(a * std::cos(angle) - b * std::sin(angle));
+            out[r * H + j2] = static_cast<float>(a * std::sin(angle) + b * std::cos(angle));
+        }
+    return out;
+}
+
 namespace {
 
 // Interleaved layout -> half-split layout: pair i lives at (2i, 2i+1) in one, (i, i + H/2) in the other.
@@ -164,10 +182,13 @@ TEST_CASE("ALiBi in attention: the penalty is added after the score scale, befor
     CausalSelfAttention attention(4, 1, alibi, generator);
     attention.qkv.weight.value().fill(0.0f);
     attention.qkv.bias.value().fill(0.0f);
-    attention.keep_weights = true;
-    attention.score_scale = 2.0f;
-    attention.forward(Value(random_tensor(Shape{1, 3, 4}, 9)));
-    const Tensor& w = attention.last_weights;  // (B=1, NH=1, T=3, T=3)
+    std::vector<Tensor> kept;
+    ForwardOptions options;
+    options.score_scale = 2.0f;
+    options.attention_weights = &kept;
+    attention.forward(Value(random_tensor(Shape{1, 3, 4}, 9)), options);
+    REQUIRE(kept.size() == 1);
+    const Tensor& w = kept[0];  // (B=1, NH=1, T=3, T=3)
     const double total = std::exp(-1.0) + std::exp(-0.5) + 1.0;
     const std::vector<double> expected{1, 0, 0, std::exp(-0.5) / (std::exp(-0.5) + 1), 1 / (std::exp(-0.5) + 1), 0,
                                        std::exp(-1.0) / total, std::exp(-0.5) / total, 1 / total};

@@ -122,7 +122,7 @@ TEST_CASE("evaluate counts the scored positions, in any chunking", "[tasks][eval
     CHECK(e.all.correct <= e.all.scored);
     CHECK(e.all.value() == Approx(double(e.all.correct) / 10));
 
-    const Evaluation one_at_a_time = evaluate(model, batch, 4, /*chunk=*/1);
+    const Evaluation one_at_a_time = evaluate(model, batch, 4, {}, /*chunk=*/1);
     CHECK(one_at_a_time.all.correct == e.all.correct);
     CHECK(one_at_a_time.from_cutoff.correct == e.from_cutoff.correct);
 

@@ -10,7 +10,8 @@
 #include <vector>
 
 #include "tensor/gemm.hpp"
-#include "tensor/kernels.hpp"
+#include "autograd/formulas.hpp"
+#include "tensor/elementwise.hpp"
 #include "tensor/random.hpp"
 #include "tensor/tensor.hpp"
 #include "tests/helpers.hpp"
@@ -18,6 +19,25 @@
 using namespace wai;
 using namespace wai::testing;
 using Catch::Matchers::ContainsSubstring;
+
+// GELU and its slope as plain scalar loops, in double for the slope: what autograd/gelu.cpp's
+// vectorised loops are held to.
+static Tensor gelu_reference(const Tensor& x) {
+    Tensor out(x.shape());
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = 0.5f * x[i] * (1.0f + std::erf(x[i] / std::sqrt(2.0f)));
+    return out;
+}
+
+static Tensor gelu_slope_reference(const Tensor& x) {
+    Tensor slope(x.shape());
+    for (int64_t i = 0; i < x.numel(); ++i) {
+        const double v = x[i];
+        const double cdf = 0.5 * (1.0 + std::erf(v / std::sqrt(2.0)));
+        const double pdf = std::exp(-0.5 * v * v) / std::sqrt(2.0 * M_PI);
+        slope[i] = static_cast<float>(cdf + v * pdf);
+    }
+    return slope;
+}
 
 TEST_CASE("Shape counts elements, prints itself and derives shapes", "[tensor]") {
     const Shape s{2, 3, 4};

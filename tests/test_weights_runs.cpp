@@ -1,4 +1,4 @@
-// Weight files and runs (tasks/experiment): a run saved and loaded again with --steps 0 evaluates to
+// Weight files and runs (files/run_weights): a run saved and loaded again with --steps 0 evaluates to
 // the same accuracies; a file saved for another task or scheme, or with no task and scheme in our
 // layout, is refused; our names and the chapter's PyTorch model's map onto each other, and a file in
 // the chapter's layout loads by its names alone (saying so when it has no metadata).
@@ -10,7 +10,7 @@
 
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
-#include "tasks/experiment.hpp"
+#include "files/run_weights.hpp"
 #include "files/weights_file.hpp"
 #include "tests/helpers.hpp"
 #include "tests/programs.hpp"
@@ -27,8 +27,9 @@ TEST_CASE("run_experiment: --save, then --load with --steps 0 evaluates the same
     config.scheme = "rope";
     config.steps = 3, config.batch = 2, config.dim = 8, config.layers = 1, config.mlp_hidden = 16;
     config.eval_sequences = 4;
-    config.save_path = trained_file.path;
-    const RunResult trained = run_experiment(config);
+    RunFiles files;
+    files.save_path = trained_file.path;
+    const RunResult trained = run_experiment(config, files);
     const WeightsFile saved = read_weights_file(trained_file.path);
     CHECK(saved.metadata.at("scheme") == "rope");
 
@@ -36,9 +37,10 @@ TEST_CASE("run_experiment: --save, then --load with --steps 0 evaluates the same
     RunConfig reload = config;
     reload.seed = 1;
     reload.steps = 0;
-    reload.load_path = trained_file.path;
-    reload.save_path = reloaded_file.path;
-    const RunResult evaluated = run_experiment(reload);
+    RunFiles reload_files;
+    reload_files.load_path = trained_file.path;
+    reload_files.save_path = reloaded_file.path;
+    const RunResult evaluated = run_experiment(reload, reload_files);
     const WeightsFile resaved = read_weights_file(reloaded_file.path);
     REQUIRE(resaved.tensors.size() == saved.tensors.size());
     for (const auto& [name, tensor] : saved.tensors) {
@@ -47,8 +49,8 @@ TEST_CASE("run_experiment: --save, then --load with --steps 0 evaluates the same
     }
     // The same weights on the same test sequences (seed 0's) give the same accuracies.
     reload.seed = 0;
-    reload.save_path.clear();
-    const RunResult same_seed = run_experiment(reload);
+    reload_files.save_path.clear();
+    const RunResult same_seed = run_experiment(reload, reload_files);
     CHECK(same_seed.accuracy == trained.accuracy);
     CHECK(same_seed.scaled_accuracy == trained.scaled_accuracy);
     CHECK(evaluated.accuracy.size() == trained.accuracy.size());
@@ -58,27 +60,28 @@ TEST_CASE("run_experiment refuses --steps 0 without --load, an unwritable --save
           "[weights_file][tasks]") {
     RunConfig no_training;
     no_training.steps = 0;
-    CHECK_THROWS_WITH(validate(no_training), ContainsSubstring("0 is allowed with --load"));
+    CHECK_THROWS_WITH(validate(no_training, RunFiles{}), ContainsSubstring("0 is allowed with --load"));
 
-    RunConfig nowhere;
+    RunFiles nowhere;
     nowhere.save_path = "/nonexistent/weights.safetensors";
-    CHECK_THROWS_WITH(validate(nowhere), ContainsSubstring("the folder '/nonexistent' does not exist"));
+    CHECK_THROWS_WITH(validate(RunConfig{}, nowhere), ContainsSubstring("the folder '/nonexistent' does not exist"));
 
     TemporaryFile file("rope.safetensors");
     RunConfig config;
     config.scheme = "rope";
     config.steps = 1, config.batch = 2, config.dim = 8, config.layers = 1, config.mlp_hidden = 16;
     config.eval_sequences = 2;
-    config.save_path = file.path;
-    run_experiment(config);
+    RunFiles files;
+    files.save_path = file.path;
+    run_experiment(config, files);
     config.scheme = "none";  // the same parameters, so only the metadata can tell
-    config.save_path.clear();
-    config.load_path = file.path;
-    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }),
+    files.save_path.clear();
+    files.load_path = file.path;
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config, files); }),
                ContainsSubstring("saved as lag rope; this run is lag none; load it into a run of the task and scheme it was saved as"));
 
     write_bytes(file.path, "not a weights file");
-    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }), ContainsSubstring("the header length"));
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config, files); }), ContainsSubstring("the header length"));
 }
 
 TEST_CASE("weights file: our names and the chapter's PyTorch model's map onto each other", "[weights_file]") {
@@ -180,34 +183,36 @@ TEST_CASE("run_experiment: a file with no task and scheme loads only in the chap
     save_weights(ours.path, *model);  // no metadata
     save_weights(chapter.path, *model, {}, {{"format", "pt"}}, WeightsLayout::chapter);
 
-    config.load_path = ours.path;
-    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }),
+    RunFiles files;
+    files.load_path = ours.path;
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config, files); }),
                ContainsSubstring("its __metadata__ does not say the task and scheme it was saved as"));
     std::vector<std::string> notes;
-    config.load_notice = [&](const std::string& note) { notes.push_back(note); };
-    config.load_path = chapter.path;
-    run_experiment(config);
+    files.load_notice = [&](const std::string& note) { notes.push_back(note); };
+    files.load_path = chapter.path;
+    run_experiment(config, files);
     REQUIRE(notes.size() == 1);
     CHECK_THAT(notes[0], ContainsSubstring("the chapter's PyTorch layout, with no task and scheme in its metadata: loaded as lag "
                                   "rope, this run's task and scheme"));
 
     // Saved in the chapter's layout by a run, it says what it was saved as, and is checked like ours.
     RunConfig save = config;
-    save.load_path.clear();
-    save.steps = 1, save.batch = 2, save.save_path = chapter.path, save.save_layout = WeightsLayout::chapter;
-    run_experiment(save);
+    save.steps = 1, save.batch = 2;
+    RunFiles save_files;
+    save_files.save_path = chapter.path, save_files.save_layout = WeightsLayout::chapter;
+    run_experiment(save, save_files);
     CHECK(read_weights_file(chapter.path).metadata.at("scheme") == "rope");
     CHECK(read_weights_file(chapter.path).tensors.count("layers.0.qkv.weight") == 1);
     config.scheme = "rope:1000000";
     notes.clear();
-    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config); }),
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config, files); }),
                ContainsSubstring("saved as lag rope; this run is lag rope:1000000"));
     CHECK(notes.empty());
 
     RunConfig t5 = save;
     t5.scheme = "t5";
-    CHECK_THAT(invalid_argument_message([&] { validate(t5); }), ContainsSubstring("the chapter's PyTorch model has no t5 scheme"));
+    CHECK_THAT(invalid_argument_message([&] { validate(t5, save_files); }), ContainsSubstring("the chapter's PyTorch model has no t5 scheme"));
     t5.scheme = "rope";
-    t5.save_path.clear();
-    CHECK_THAT(invalid_argument_message([&] { validate(t5); }), ContainsSubstring("--save-layout chapter needs --save FILE"));
+    save_files.save_path.clear();
+    CHECK_THAT(invalid_argument_message([&] { validate(t5, save_files); }), ContainsSubstring("--save-layout chapter needs --save FILE"));
 }

@@ -11,14 +11,15 @@
 
 #include "autograd/fast/fast_ops.hpp"
 #include "tensor/gemm.hpp"
-#include "tensor/kernels.hpp"
+#include "autograd/formulas.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai::fast {
 
 namespace {  // each op type is private to its file
 
 // What every slice shares: q, k, v are (slices, T, H) in memory; bias is (bias_slices, T, T) and
-// slice i reads bias slice i % bias_slices (the trailing-shape broadcast of tensor/kernels.hpp).
+// slice i reads bias slice i % bias_slices (the trailing-shape broadcast of tensor/elementwise.hpp).
 struct AttentionSizes {
     int64_t slices, T, H, bias_slices;
 

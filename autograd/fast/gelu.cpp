@@ -2,7 +2,8 @@
 // computes in the same pass as y, and its backward multiplying the incoming gradient by it in place.
 // A test holds it to the plain op. Leaves out the tanh approximation.
 #include "autograd/fast/fast_ops.hpp"
-#include "tensor/kernels.hpp"
+#include "autograd/formulas.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai::fast {
 

@@ -3,7 +3,8 @@
 // stream does), and otherwise over the incoming gradient, row by row. A test holds it to the plain
 // op. Leaves out everything the plain op leaves out.
 #include "autograd/fast/fast_ops.hpp"
-#include "tensor/kernels.hpp"
+#include "autograd/formulas.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai::fast {
 
@@ -12,7 +13,7 @@ namespace {  // each op type is private to its file
 struct LayerNormWhereGradientLies final : Op {
     std::vector<float> mean, rstd;  // per row: the mean and 1 / sqrt(var + eps)
 
-    // The plain op's formulas (tensor/kernels.hpp, layer_norm_row_backward), with dx written onto x's
+    // The plain op's formulas (tensor/elementwise.hpp, layer_norm_row_backward), with dx written onto x's
     // gradient or over g, and dweight, dbias added into the parameters' gradients.
     void backward(Node& out) override {
         Value &x = out.parents[0], &weight = out.parents[1], &bias = out.parents[2];
@@ -37,7 +38,11 @@ Value layer_norm(const Value& x, const Value& weight, const Value& bias, float e
     if (s.rank() == 0 || weight.shape() != Shape{s.last()} || bias.shape() != weight.shape())
         return wai::layer_norm(x, weight, bias, eps);  // the plain op refuses the shapes, with its message
     auto op = std::make_unique<LayerNormWhereGradientLies>();
-    Tensor y = layer_norm_forward(x.value(), weight.value(), bias.value(), eps, op->mean, op->rstd);
+    const int64_t rows = s.rows(), D = s.last();
+    op->mean.resize(rows), op->rstd.resize(rows);
+    Tensor y = Tensor::uninitialized(s);
+    layer_norm_rows(x.value().data(), weight.value().data(), bias.value().data(), eps, rows, D, y.data(), op->mean.data(),
+                    op->rstd.data());
     return record("layer_norm", std::move(y), {x, weight, bias}, std::move(op));
 }
 

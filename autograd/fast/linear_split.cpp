@@ -4,7 +4,7 @@
 // A test holds it to the plain chain it replaces. Leaves out uneven parts.
 #include "autograd/fast/fast_ops.hpp"
 #include "tensor/gemm.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace wai::fast {
 

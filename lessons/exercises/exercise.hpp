@@ -23,7 +23,6 @@
 
 #include <unistd.h>
 
-#include <filesystem>
 
 #include "autograd/gradcheck.hpp"
 #include "lessons/exercises/marked_place.hpp"
@@ -31,7 +30,6 @@
 #include "tasks/experiment.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"
-#include "files/weights_file.hpp"
 #include "tensor/tensor.hpp"
 
 namespace exercise {
@@ -291,16 +289,12 @@ inline bool gradcheck(Checker& checker, const std::string& what,
     return checker.wrong(what, "your gradient disagrees with finite differences of the forward: " + result.worst);
 }
 
-// A short run of the chapter's experiment with `config`, and a fresh model holding the weights it
-// trained: saved to a temporary file and loaded back, as train_position --save and --load do.
-inline std::unique_ptr<wai::Transformer> trained_model(wai::RunConfig config, wai::RunResult& result) {
-    const std::filesystem::path weights =
-        std::filesystem::temp_directory_path() / ("whereami_exercise_" + std::to_string(getpid()) + ".safetensors");
-    config.save_path = weights.string();
-    result = wai::run_experiment(config);
+// A short run of the chapter's experiment with `config`: the trained model, and its result.
+inline std::unique_ptr<wai::Transformer> trained_model(const wai::RunConfig& config, wai::RunResult& result) {
+    wai::validate(config);
     std::unique_ptr<wai::Transformer> model = wai::make_model(config);
-    wai::load_weights(weights.string(), *model);
-    std::filesystem::remove(weights);
+    wai::train(*model, config, result);
+    wai::test_model(*model, config, result);
     return model;
 }
 

@@ -14,7 +14,7 @@
 // What you have: wai::Tensor (tensor/tensor.hpp). x.shape().last() is D and x.numel() / D the
 // number of rows however many leading axes x has; x[r * D + j] is row r, entry j (row-major);
 // Tensor t(x.shape()) and Tensor t(weight.shape()) are zeros of those shapes. std::sqrt is in <cmath>.
-// Leaves out the answer: wai::layer_norm's backward (autograd/layer_norm.cpp, tensor/kernels.cpp).
+// Leaves out the answer: wai::layer_norm's backward (autograd/layer_norm.cpp, tensor/elementwise.cpp).
 #include <cmath>
 
 #include "lessons/exercises/layer_norm_backward.hpp"

@@ -1,7 +1,7 @@
 // The log-length scaling exercise (Where Am I?, the discussion of "seen" in "A test: two tasks, four
 // times the length", and the table's last column; Chiang & Cholak 2022): what you write in
 // log_length_scale.cpp, which the checker (check/log_length_scale.cpp) calls, and sets as the
-// attention score scale of a trained model (Transformer::set_score_scale).
+// attention score scale of a trained model (ForwardOptions::score_scale, nn/attention.hpp).
 // Leaves out the answer: positional/length_scaling.hpp is the library's, once you have tried.
 #pragma once
 #include <cstdint>

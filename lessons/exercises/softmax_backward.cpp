@@ -12,7 +12,7 @@
 // What you have: wai::Tensor (tensor/tensor.hpp). y.shape().last() is Tk, the length of a row, and
 // y.numel() / Tk the number of rows however many leading axes y has; y[r * Tk + j] is row r, entry
 // j (row-major); Tensor dx(y.shape()) is zeros of y's shape.
-// Leaves out the answer: wai::softmax's backward (autograd/softmax.cpp, tensor/kernels.cpp), if stuck.
+// Leaves out the answer: wai::softmax's backward (autograd/softmax.cpp, tensor/elementwise.cpp), if stuck.
 #include "lessons/exercises/softmax_backward.hpp"
 
 using wai::Tensor;

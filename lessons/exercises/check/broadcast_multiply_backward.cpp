@@ -8,7 +8,7 @@
 #include "autograd/ops.hpp"
 #include "lessons/exercises/broadcast_multiply_backward.hpp"
 #include "lessons/exercises/exercise.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 using wai::Shape;
 using wai::Tensor;

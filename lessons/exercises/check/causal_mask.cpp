@@ -17,7 +17,7 @@
 #include "lessons/exercises/causal_mask.hpp"
 #include "lessons/exercises/exercise.hpp"
 #include "nn/attention.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 using wai::Shape;
 using wai::Tensor;

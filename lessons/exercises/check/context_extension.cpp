@@ -24,7 +24,6 @@
 #include "positional/position_interpolation.hpp"
 #include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
-#include "files/weights_file.hpp"
 
 using Frequencies = std::vector<double>;
 using KnownFrequencies = std::vector<std::pair<std::string, Frequencies>>;
@@ -154,13 +153,14 @@ void check(exercise::Checker& checker) {
     const double s = static_cast<double>(test_length) / config.train_length;
     wai::RunResult trained;
     const std::unique_ptr<wai::Transformer> model = exercise::trained_model(config, trained);
-    auto& rope = dynamic_cast<wai::RotaryPositions&>(*model->position);
+    const int64_t head_dim = config.dim / config.heads;
+    const double base = 10000.0;  // the scheme "rope"
     const wai::Task task = wai::make_task(config.task);
     const wai::Batch test = wai::test_batch(task, config.seed, test_length, config.eval_sequences);
     const wai::Batch few = wai::test_batch(task, config.seed, test_length, 4);
-    auto logits = [&] {
+    auto logits = [&](const wai::ForwardOptions& options) {
         wai::NoGradScope no_grad;
-        return model->forward(few.tokens, few.B, few.T).value();  // (4, 128, 16)
+        return model->forward(few.tokens, few.B, few.T, options).value();  // (4, 128, 16)
     };
     checker.note("lag, RoPE, trained at 32: accuracy at 128 " + exercise::number(trained.accuracy[1]) + " with no extension");
     struct Method {
@@ -168,13 +168,18 @@ void check(exercise::Checker& checker) {
         wai::ExtensionSpec::Kind kind;
         Frequencies yours;
     };
-    for (const Method& m : {Method{"position interpolation", wai::ExtensionSpec::Kind::pi, interpolated_frequencies(rope.head_dim, rope.base, s)},
-                            Method{"NTK-aware scaling", wai::ExtensionSpec::Kind::ntk, ntk_frequencies(rope.head_dim, rope.base, s)}}) {
-        wai::extend_context(rope, m.kind, s, config.train_length);
-        const wai::Tensor library_logits = logits();
-        const double library_accuracy = wai::evaluate(*model, test, config.train_length).all.value();
-        rope.frequencies = m.yours;
-        const wai::Evaluation yours = wai::evaluate(*model, test, config.train_length);
+    for (const Method& m : {Method{"position interpolation", wai::ExtensionSpec::Kind::pi, interpolated_frequencies(head_dim, base, s)},
+                            Method{"NTK-aware scaling", wai::ExtensionSpec::Kind::ntk, ntk_frequencies(head_dim, base, s)}}) {
+        // The trained model run with the library's extended RoPE, then with one of your frequencies.
+        const auto library_rope = wai::extend_context(head_dim, base, wai::RopePairing::interleaved, m.kind, s, config.train_length);
+        wai::ForwardOptions library;
+        library.position = library_rope.get();
+        const wai::Tensor library_logits = logits(library);
+        const double library_accuracy = wai::evaluate(*model, test, config.train_length, library).all.value();
+        const wai::RotaryPositions your_rope(head_dim, base, wai::RopePairing::interleaved, m.yours, 1.0f);
+        wai::ForwardOptions your_options;
+        your_options.position = &your_rope;
+        const wai::Evaluation yours = wai::evaluate(*model, test, config.train_length, your_options);
         double largest = 1.0;
         for (int64_t j = 0; j < library_logits.numel(); ++j) largest = std::max(largest, std::abs(static_cast<double>(library_logits[j])));
         checker.note(std::string(m.name) + " at s = 4: accuracy at 128 " + exercise::number(library_accuracy) + " with the library's");
@@ -182,7 +187,7 @@ void check(exercise::Checker& checker) {
         // cos and sin differ by an ulp at most, the logits by float rounding, well inside 1e-4 of their size.
         checker.compare(std::string("logits (4, 128, 16) at 4x the training length with your ") + m.name +
                             ", against the library's extend_context",
-                        logits(), library_logits, 1e-4 * largest);
+                        logits(your_options), library_logits, 1e-4 * largest);
         // An ulp in an angle could turn one near-tied answer at most: one scored position is the tolerance.
         checker.compare_number(std::string("accuracy at 128 with your ") + m.name + ", against the library's",
                                yours.all.value(), library_accuracy, 1.0 / static_cast<double>(yours.all.scored));

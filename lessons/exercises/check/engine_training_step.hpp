@@ -12,7 +12,7 @@
 #include <string>
 
 #include "lessons/exercises/exercise.hpp"
-#include "nn/loss.hpp"
+#include "autograd/ops.hpp"
 #include "tasks/experiment.hpp"
 
 namespace exercise {
@@ -32,7 +32,7 @@ inline wai::Batch chapter_batch() {
 }
 
 inline wai::Value chapter_loss(const wai::Transformer& model, const wai::Batch& batch) {
-    return wai::sequence_loss(model.forward(batch.tokens, batch.B, batch.T), batch.targets);  // ()
+    return wai::cross_entropy(model.forward(batch.tokens, batch.B, batch.T), batch.targets);  // ()
 }
 
 // Gives every node of the loss's graph named op_name an op whose backward is `yours`; how many.

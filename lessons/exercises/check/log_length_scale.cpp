@@ -20,7 +20,6 @@
 #include "positional/length_scaling.hpp"
 #include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
-#include "files/weights_file.hpp"
 
 using wai::Shape;
 using wai::Tensor;
@@ -77,16 +76,17 @@ void check(exercise::Checker& checker) {
 
     // The chapter's last column, on a small model (D = 48, 500 steps of 32 sequences: scaling already
     // moves its accuracy at 128). run_experiment scores it with the library's factor; the same weights
-    // are loaded and scored with yours, on the same test sequences.
+    // are scored with yours, on the same test sequences.
     wai::set_threads(1);
     wai::RunConfig config;
     config.task = "seen", config.scheme = "none", config.steps = 500, config.batch = 32;
     config.dim = 48, config.mlp_hidden = 64, config.eval_sequences = 64, config.test_lengths = {32, 128};
     wai::RunResult trained;
     const std::unique_ptr<wai::Transformer> model = exercise::trained_model(config, trained);
-    model->set_score_scale(static_cast<float>(yours));
-    const wai::Evaluation scored =
-        wai::evaluate(*model, wai::test_batch(wai::make_task(config.task), config.seed, 128, config.eval_sequences), config.train_length);
+    wai::ForwardOptions scaled;
+    scaled.score_scale = static_cast<float>(yours);
+    const wai::Evaluation scored = wai::evaluate(
+        *model, wai::test_batch(wai::make_task(config.task), config.seed, 128, config.eval_sequences), config.train_length, scaled);
     checker.note("seen, no positions, trained at 32: accuracy at 128 " + exercise::number(trained.accuracy[1]) +
                  " unscaled, " + exercise::number(trained.scaled_accuracy) + " with the library's factor");
     // Your factor and the library's may round to neighbouring float32 numbers; that could turn one

@@ -136,9 +136,11 @@ wai::RunConfig model_config() {  // lesson 07's model: D = 32, two heads of H = 
 Tensor logits_after(const Conversion& convert, RopePairing pairing, const wai::Batch& batch) {
     const std::unique_ptr<wai::Transformer> model = wai::make_model(model_config());
     for (auto& block : model->blocks) convert(block->attention.qkv.weight.value(), block->attention.qkv.bias.value());
-    dynamic_cast<wai::RotaryPositions&>(*model->position).pairing = pairing;
+    const wai::RotaryPositions rope(model_config().dim / model_config().heads, 10000.0, pairing);  // the model's, paired this way
+    wai::ForwardOptions options;
+    options.position = &rope;
     wai::NoGradScope no_grad;
-    return model->forward(batch.tokens, batch.B, batch.T).value();
+    return model->forward(batch.tokens, batch.B, batch.T, options).value();
 }
 
 void check(exercise::Checker& checker) {

@@ -11,7 +11,7 @@
 #include "autograd/ops.hpp"
 #include "lessons/exercises/check/engine_training_step.hpp"
 #include "lessons/exercises/softmax_backward.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 using wai::Shape;
 using wai::Tensor;

@@ -5,7 +5,7 @@
 #include "lessons/exercises/exercise.hpp"
 #include "lessons/exercises/rope_rotation.hpp"
 #include "lessons/exercises/train/train.hpp"
-#include "tensor/kernels.hpp"
+#include "tensor/elementwise.hpp"
 
 namespace {
 

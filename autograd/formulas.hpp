@@ -1,0 +1,36 @@
+// The formulas of softmax, LayerNorm and GELU on rows and elements of raw floats. Each is defined
+// beside its op, forward and backward together: autograd/softmax.cpp, autograd/layer_norm.cpp,
+// autograd/gelu.cpp. Declared here because the fast ops (autograd/fast/) compute with the same ones.
+// Leaves out the ops themselves (autograd/ops.hpp).
+#pragma once
+#include <vector>
+
+#include "tensor/tensor.hpp"
+
+namespace wai {
+
+// Exact (erf) GELU, element by element, using glibc's vector math (autograd/gelu.cpp is compiled for it), and its
+// slope GELU'(x) = Phi(x) + x phi(x), the factor a backward multiplies the incoming gradient by. With
+// slope given, gelu writes both in one pass (erf evaluated once per element).
+Tensor gelu(const Tensor& x, Tensor* slope = nullptr);
+Tensor gelu_slope(const Tensor& x);
+
+// One softmax row of `length` entries of which the first `visible` take part (a causal mask hides
+// the rest): y[j] = exp(x[j] - max) / sum over the visible j', and y[j] = 0 past them. y may be x.
+void softmax_row(const float* x, float* y, int64_t visible, int64_t length);
+// Its backward: dx[j] = y[j] * (g[j] - sum_j' g[j'] y[j']) over the visible entries, 0 past them.
+// dx may be g.
+void softmax_row_backward(const float* y, const float* g, float* dx, int64_t visible, int64_t length);
+
+// LayerNorm of `rows` rows of `width`: y = weight * (x - mean) * rstd + bias, rstd = 1 / sqrt(var + eps),
+// var the biased (1 / width) variance as in PyTorch; each row's mean and rstd are written out.
+void layer_norm_rows(const float* x, const float* weight, const float* bias, float eps, int64_t rows, int64_t width,
+                     float* y, float* mean, float* rstd);
+// Its backward for one row, with x_hat = (x - mean) * rstd and dx_hat = g * weight:
+//   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))   (added onto dx when add_to_dx)
+//   dweight += g * x_hat;  dbias += g                                     (each skipped when null)
+// dx may be g: each entry of g is read before dx's entry of the same index is written.
+void layer_norm_row_backward(const float* x, const float* g, const float* weight, float mean, float rstd, int64_t width,
+                             float* dx, bool add_to_dx, float* dweight, float* dbias);
+
+}  // namespace wai

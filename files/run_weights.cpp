@@ -1,0 +1,103 @@
+// Weight files around a run: what a saved file records, the checks on loading it, and the run
+// between loading and saving. Leaves out the training and tests (tasks/experiment.cpp).
+#include "files/run_weights.hpp"
+
+#include <cstdio>
+#include <stdexcept>
+
+#include "files/atomic_file.hpp"
+#include "positional/spec.hpp"
+
+namespace wai {
+
+namespace {
+
+// What a saved file was trained for ("steps": this run's, not counting a loaded file's), and the sizes
+// a reader needs to build its model again (make plots' attention_maps does). On loading, the task,
+// scheme and heads must be this run's: a model saved with rope has the same parameters as one
+// without, and one saved with 2 heads the same shapes as with 1; either would load without complaint.
+std::map<std::string, std::string> saved_for(const RunConfig& c) {
+    const Task task = configured_task(c);
+    std::map<std::string, std::string> saved{
+        {"task", c.task},          {"scheme", c.scheme},
+        {"seed", std::to_string(c.seed)},
+        {"steps", std::to_string(c.steps)},
+        {"dim", std::to_string(c.dim)},
+        {"layers", std::to_string(c.layers)},
+        {"heads", std::to_string(c.heads)},
+        {"mlp", std::to_string(c.mlp_hidden)},
+        {"vocab", std::to_string(task.vocab)},
+        {"train-len", std::to_string(c.train_length)},
+        {"made_by", "whereami train_position"}};
+    if (task.kind == Task::Kind::lag) saved["lag"] = std::to_string(c.lag);
+    return saved;
+}
+
+// Reads f.load_path into model. Its metadata must name this run's task and scheme; a file that names
+// neither loads only in the chapter's PyTorch layout, which PyTorch writes without them.
+void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model) {
+    const WeightsFile file = read_weights_file(f.load_path);
+    const std::string fault = "weights file '" + f.load_path + "': ";
+    const auto task = file.metadata.find("task"), scheme = file.metadata.find("scheme");
+    const bool has_task = task != file.metadata.end(), has_scheme = scheme != file.metadata.end();
+    if ((has_task && task->second != c.task) || (has_scheme && scheme->second != c.scheme))
+        throw std::runtime_error(fault + "saved as " + (has_task ? task->second : "(no task)") + " " +
+                                 (has_scheme ? scheme->second : "(no scheme)") + "; this run is " + c.task + " " +
+                                 c.scheme + "; load it into a run of the task and scheme it was saved as");
+    // Every size and task parameter the file records must be this run's. The tensors' shapes hold most
+    // sizes, but not the number of heads (a file saved with other heads would load and split its
+    // attention another way, silently), the lag or the training length (the task and the scaled test
+    // would be another's: a garbage result, never refused); the others are named here too, with both
+    // values, rather than as a tensor's shape.
+    const Task run_task = configured_task(c);
+    const std::pair<const char*, std::string> run_values[] = {
+        {"heads", std::to_string(c.heads)},          {"dim", std::to_string(c.dim)},
+        {"layers", std::to_string(c.layers)},        {"mlp", std::to_string(c.mlp_hidden)},
+        {"vocab", std::to_string(run_task.vocab)},   {"train-len", std::to_string(c.train_length)},
+        {"lag", run_task.kind == Task::Kind::lag ? std::to_string(c.lag) : ""}};
+    for (const auto& [key, value] : run_values)
+        if (const auto saved = file.metadata.find(key); saved != file.metadata.end() && !value.empty() && saved->second != value)
+            throw std::runtime_error(fault + "saved with --" + key + " " + saved->second + "; this run has --" + key + " " +
+                                     value + "; give the " + key + " it was saved with");
+    const WeightsLayout layout = weights_layout(file, model, f.load_path);
+    if (!has_task || !has_scheme) {
+        if (layout == WeightsLayout::ours)
+            throw std::runtime_error(fault + "its __metadata__ does not say the task and scheme it was saved as; "
+                                     "train_position --save records them, and only a file in the chapter's PyTorch "
+                                     "layout (emb.weight, layers.N.qkv.weight, ...) loads without them");
+        const std::string note = fault + "the chapter's PyTorch layout, with no task and scheme in its metadata: loaded as " +
+                                 c.task + " " + c.scheme + ", this run's task and scheme";
+        if (f.load_notice) f.load_notice(note);
+        else std::fprintf(stderr, "%s\n", note.c_str());
+    }
+    load_parameters(model, file, f.load_path, layout);
+}
+
+}  // namespace
+
+void validate(const RunConfig& c, const RunFiles& f) {
+    if (c.steps == 0 && f.load_path.empty())
+        throw std::invalid_argument("--steps must be positive, got 0 (0 is allowed with --load: evaluate the loaded "
+                                    "weights without training)");
+    validate(c);
+    // Refused now rather than after the training: a folder that is not there, a device, a link.
+    if (!f.save_path.empty()) check_output_path(f.save_path, "--save");
+    if (f.save_layout == WeightsLayout::chapter && f.save_path.empty())
+        throw std::invalid_argument("--save-layout chapter needs --save FILE");
+    if (f.save_layout == WeightsLayout::chapter && parse_position_spec(c.scheme).kind == PositionSpec::Kind::t5)
+        throw std::invalid_argument("--save-layout chapter: the chapter's PyTorch model has no t5 scheme (it has none, "
+                                    "sinusoid, learned, rope and alibi); save t5 weights in our layout");
+}
+
+RunResult run_experiment(const RunConfig& c, const RunFiles& f, const ProgressFunction& progress) {
+    validate(c, f);
+    const std::unique_ptr<Transformer> model = make_model(c);
+    if (!f.load_path.empty()) load_run_weights(c, f, *model);
+    RunResult result;
+    train(*model, c, result, progress);
+    if (!f.save_path.empty()) save_weights(f.save_path, *model, {}, saved_for(c), f.save_layout);
+    test_model(*model, c, result);
+    return result;
+}
+
+}  // namespace wai

@@ -1,0 +1,84 @@
+// The limits of a run's configuration: every size positive and far from overflow, the scheme's own
+// needs (an even head for RoPE, the learned table's rows), the task's (a lag shorter than the
+// sequences), and a context extension only for RoPE. Each refusal is one line naming the flag.
+// Leaves out the weight files' checks (files/run_weights.cpp).
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+#include "positional/context_extension.hpp"
+#include "positional/make_position.hpp"
+#include "positional/spec.hpp"
+#include "tasks/experiment.hpp"
+
+namespace wai {
+
+void validate(const RunConfig& c) {
+    const Task task = configured_task(c);
+    const PositionSpec spec = parse_position_spec(c.scheme);
+    auto positive = [](int64_t v, const char* what) {
+        if (v <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(v));
+    };
+    if (c.steps < 0)  // 0 tests the model as it is (train_position allows it only with --load)
+        throw std::invalid_argument("--steps must be positive, got " + std::to_string(c.steps));
+    positive(c.batch, "--batch");
+    positive(c.train_length, "--train-len");
+    if (c.train_length < 2)  // log-length scaling's factor log(T) / log(train length) has log 1 = 0 below it
+        throw std::invalid_argument("--train-len must be at least 2, got 1: the scaled test multiplies the scores by "
+                                    "log(test length) / log(train length), and log 1 = 0");
+    positive(c.dim, "--dim");
+    positive(c.layers, "--layers");
+    positive(c.heads, "--heads");
+    positive(c.mlp_hidden, "--mlp");
+    positive(c.eval_sequences, "--eval-seqs");
+    // Upper limits far above the chapter's sizes: a typo (an extra zero or three) is refused here, not
+    // after it overflows a product of sizes or fills the machine's memory.
+    const auto at_most = [](int64_t v, int64_t limit, const std::string& what) {
+        if (v > limit) throw std::invalid_argument(what + " must be at most " + std::to_string(limit) + ", got " + std::to_string(v));
+    };
+    at_most(c.batch, max_size, "--batch");
+    at_most(c.train_length, max_size, "--train-len");
+    at_most(c.dim, max_size, "--dim");
+    at_most(c.layers, 64, "--layers");
+    at_most(c.mlp_hidden, 4 * max_size, "--mlp");
+    at_most(c.eval_sequences, 16 * max_size, "--eval-seqs");
+    at_most(c.vocab, 16 * max_size, "--vocab");
+    for (int64_t length : c.test_lengths) at_most(length, max_size, "a test length");
+    if (c.vocab < 0) throw std::invalid_argument("--vocab must be positive, got " + std::to_string(c.vocab));
+    if (task.kind == Task::Kind::seen && task.vocab < 2) throw std::invalid_argument("--vocab must be at least 2 for seen");
+    if (!(c.lr > 0.0f) || !std::isfinite(c.lr)) throw std::invalid_argument("--lr must be a positive number");
+    if (c.dim % c.heads != 0)
+        throw std::invalid_argument("--heads " + std::to_string(c.heads) + " does not divide --dim " + std::to_string(c.dim));
+    if (spec.kind == PositionSpec::Kind::rope && (c.dim / c.heads) % 2 != 0)
+        throw std::invalid_argument("rope needs an even head dimension, got " + std::to_string(c.dim / c.heads));
+    if (task.kind == Task::Kind::lag) {
+        positive(c.lag, "--lag");
+        if (c.lag >= c.train_length)
+            throw std::invalid_argument("--lag " + std::to_string(c.lag) + " must be smaller than --train-len " +
+                                        std::to_string(c.train_length) + ", or no position is scored");
+    }
+    if (c.test_lengths.empty()) throw std::invalid_argument("--test-lens needs at least one length");
+    for (int64_t length : c.test_lengths) {
+        positive(length, "a test length");
+        if (task.kind == Task::Kind::lag && length <= c.lag)
+            throw std::invalid_argument("test length " + std::to_string(length) + " must be longer than --lag " +
+                                        std::to_string(c.lag));
+        if (spec.kind == PositionSpec::Kind::learned && length > learned_table_rows)
+            throw std::invalid_argument("test length " + std::to_string(length) + " is past the learned table's " +
+                                        std::to_string(learned_table_rows) + " rows (positions 0.." +
+                                        std::to_string(learned_table_rows - 1) + ")");
+    }
+    if (spec.kind == PositionSpec::Kind::learned && c.train_length > learned_table_rows)
+        throw std::invalid_argument("--train-len " + std::to_string(c.train_length) + " is past the learned table's " +
+                                    std::to_string(learned_table_rows) + " rows");
+    if (!c.extension.empty()) {
+        const ExtensionSpec extension = parse_extension_spec(c.extension);
+        if (spec.kind != PositionSpec::Kind::rope)
+            throw std::invalid_argument("--extend " + c.extension + " needs a RoPE scheme (rope or rope:base), not '" +
+                                        c.scheme + "'");
+        if (extension.kind == ExtensionSpec::Kind::ntk && c.dim / c.heads < 4)
+            throw std::invalid_argument("--extend ntk needs a head dimension of at least 4, got " + std::to_string(c.dim / c.heads));
+    }
+}
+
+}  // namespace wai
