@@ -142,7 +142,10 @@ JOBS     ?= 2
 RESULTS  ?= results
 RUN_FLAGS ?=
 EXPERIMENT_SCHEMES := none sinusoid learned rope rope-1000000 alibi-0.5 alibi-0.0625
-RUN_FILES := $(foreach t,lag seen,$(foreach s,$(EXPERIMENT_SCHEMES),$(foreach n,$(SEEDS),$(RESULTS)/runs/$(t)_$(s)_seed$(n).txt)))
+# Schemes of your own, run beside the chapter's under their own names and reported after its table
+# (make experiment MY_SCHEMES=mine: positional/mine.cpp; any scheme train_position takes, rope:500 too).
+MY_SCHEMES ?=
+RUN_FILES := $(foreach t,lag seen,$(foreach s,$(EXPERIMENT_SCHEMES) $(subst :,-,$(MY_SCHEMES)),$(foreach n,$(SEEDS),$(RESULTS)/runs/$(t)_$(s)_seed$(n).txt)))
 # A finished run is whole (renamed into place), so make must not delete it when interrupted.
 .PRECIOUS: $(RESULTS)/runs/%.txt
 
@@ -171,7 +174,7 @@ ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extensi
   # a bad value, --name=value) stop make here with the program's line, every result file as it was.
   # The programs are built first for that (the compiler's output on stderr).
   ifneq ($(filter experiment experiment-jobs experiment-extension,$(MAKECMDGOALS)),)
-    run_flags_schemes := $(subst -,:,$(EXPERIMENT_SCHEMES) $(if $(filter experiment-extension,$(MAKECMDGOALS)),t5))
+    run_flags_schemes := $(subst -,:,$(EXPERIMENT_SCHEMES) $(if $(filter experiment-extension,$(MAKECMDGOALS)),t5)) $(MY_SCHEMES)
     RUN_FLAGS_REFUSAL := $(shell $(PARALLEL_MAKE) all 1>&2 || { echo "the programs did not build (the messages above)"; exit 0; }; \
       for t in lag seen; do for s in $(run_flags_schemes); do \
         line=$$($(BUILD)/train_position $$t $$s 0 --check-flags $(RUN_FLAGS) 2>&1 >/dev/null) && continue; \
@@ -199,7 +202,7 @@ experiment:
 	  exec $(MAKE) --no-print-directory experiment-locked
 
 experiment-locked:
-	@$(BUILD)/collect_results --prune --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs $(SEEDS)
+	@$(BUILD)/collect_results --prune --run-flags "$(RUN_FLAGS)" --my-schemes "$(MY_SCHEMES)" $(RESULTS)/runs $(SEEDS)
 	@done=$$(ls $(RUN_FILES) 2>/dev/null | wc -l); echo $$done > $(RESULTS)/runs/.done; \
 	  export EXPERIMENT_CLOCK="$$(date +%s) $$done"; \
 	  exec $(MAKE) --no-print-directory -j$(JOBS) $(if $(SCHEDULER),experiment-$(SCHEDULER),experiment-runs)
@@ -207,7 +210,7 @@ experiment-locked:
 
 # The table, the summary and its picture from the runs' results (also make experiment-collect's),
 # each written whole or not at all (files/atomic_file.hpp, plots/draw.sh).
-collect_and_draw = $(BUILD)/collect_results --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs experiment/chapter_table.txt \
+collect_and_draw = $(BUILD)/collect_results --run-flags "$(RUN_FLAGS)" --my-schemes "$(MY_SCHEMES)" $(RESULTS)/runs experiment/chapter_table.txt \
     $(RESULTS)/table.txt $(RESULTS)/summary.md $(SEEDS) && mkdir -p $(RESULTS)/plots && \
   sh plots/draw.sh experiment $(RESULTS)/plots "experiment='$(RESULTS)/data'" && echo "experiment: drew $(RESULTS)/plots/experiment.svg and .png"
 

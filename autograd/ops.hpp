@@ -31,6 +31,7 @@ Value linear(const Value& x, const Value& weight, const Value& bias);  // (..., 
 Value reshape(const Value& a, const Shape& shape);         // same numbers, new shape
 Value transpose(const Value& a, int axis0, int axis1);     // swap two axes, e.g. (B, T, NH, H) -> (B, NH, T, H)
 Value transpose_last2(const Value& a);                     // (..., M, N) -> (..., N, M)
+// split_last.cpp
 std::vector<Value> split_last(const Value& a, int parts);  // (..., parts*C) -> parts x (..., C)
 
 // embedding.cpp: rows of table (V, D) gathered by indices laid out as index_shape -> (index_shape..., D).

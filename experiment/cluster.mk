@@ -30,7 +30,7 @@ experiment_job_list = $(MAKE) --no-print-directory -s -n RESULTS=$(abspath $(RES
 experiment-jobs:
 	@$(MAKE) --no-print-directory all >&2
 	@mkdir -p $(RESULTS)/runs
-	@$(BUILD)/collect_results --prune --run-flags "$(RUN_FLAGS)" $(RESULTS)/runs $(SEEDS) >&2
+	@$(BUILD)/collect_results --prune --run-flags "$(RUN_FLAGS)" --my-schemes "$(MY_SCHEMES)" $(RESULTS)/runs $(SEEDS) >&2
 	@rm -f $(RESULTS)/runs/.done  # the jobs count finished results themselves
 	+@list=$$(mktemp) && $(call experiment_job_list,$$list) && cat $$list; status=$$?; rm -f $$list $$list.listing; exit $$status
 

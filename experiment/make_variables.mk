@@ -8,6 +8,7 @@
 #   RUN_FLAGS          flags and values: letters, digits and - _ . , : = + (experiment/results_files.hpp
 #                      compares them word for word); what they mean is train_position's to say
 #   SLURM_FLAGS        sbatch flags: letters, digits and - _ . , : = + / @
+#   MY_SCHEMES         position schemes of your own (mine, rope:500): letters, digits and . : per word
 #   KERNELS            plain, fast or both                                 SCHEDULER  slurm or empty
 #   EXERCISE           one exercise's name (letters, digits, _)            TASK       lag or seen
 #   SEED, STEPS, EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: a whole number
@@ -51,6 +52,7 @@ mv_goals_RESULTS     := $(mv_experiment_goals)
 mv_goals_SEEDS       := $(mv_experiment_goals)
 mv_goals_JOBS        := $(mv_experiment_goals)
 mv_goals_RUN_FLAGS   := $(mv_experiment_goals)
+mv_goals_MY_SCHEMES  := $(mv_experiment_goals)
 mv_goals_SLURM_FLAGS := experiment experiment-locked experiment-slurm
 mv_goals_SCHEDULER   := experiment experiment-locked
 mv_goals_EXTENSION_LENGTHS := experiment-extension extension-locked extension-runs plots
@@ -66,7 +68,7 @@ mv_goals_EXERCISE_TRAIN_SECONDS := exercise-train
 mv_goals_FUZZ_SECONDS := fuzz
 mv_goals_FUZZ_MAX_LEN := fuzz
 mv_goals_BUILD       :=
-MAKE_VARIABLES := RESULTS SEEDS JOBS RUN_FLAGS SLURM_FLAGS SCHEDULER EXTENSION_LENGTHS KERNELS TAGS SANITIZE EXERCISE \
+MAKE_VARIABLES := RESULTS SEEDS JOBS RUN_FLAGS MY_SCHEMES SLURM_FLAGS SCHEDULER EXTENSION_LENGTHS KERNELS TAGS SANITIZE EXERCISE \
                   TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN BUILD
 
 # mv_checked VAR: non-empty when VAR is to be checked (given on the command line, or taken from the
@@ -96,6 +98,8 @@ mv_problem_JOBS    = $(call mv_not_whole_number,$(JOBS))
 mv_expect_JOBS     = a positive integer
 mv_problem_RUN_FLAGS = $(call mv_words_left,$(RUN_FLAGS),$(mv_flag_characters))
 mv_expect_RUN_FLAGS  = flags and values made of letters, digits and - _ . , : = + separated by spaces (RUN_FLAGS may hold only these)
+mv_problem_MY_SCHEMES = $(call mv_words_left,$(MY_SCHEMES),$(mv_letters) $(mv_digits) . :)
+mv_expect_MY_SCHEMES  = position schemes train_position takes (mine, rope:500), letters, digits and . : separated by spaces
 mv_problem_SLURM_FLAGS = $(call mv_words_left,$(SLURM_FLAGS),$(mv_flag_characters) / @)
 mv_expect_SLURM_FLAGS  = sbatch flags made of letters, digits and - _ . , : = + / @ separated by spaces
 mv_problem_EXTENSION_LENGTHS = $(call mv_not_numbers,$(EXTENSION_LENGTHS))

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "positional/number_text.hpp"
+#include "positional/spec.hpp"
 #include "files/atomic_file.hpp"
 #include "startup/output_check.hpp"
 
@@ -110,10 +111,25 @@ CollectorCommandLine parse_collector_command_line(int argc, char** argv) {
             std::istringstream words(argv[++i]);  // the value may be empty and may start with "--"
             for (std::string word; words >> word;) line.run_flags += (line.run_flags.empty() ? "" : " ") + word;
             run_flags_seen = true;
+        } else if (arg == "--my-schemes") {
+            if (!line.my_schemes.empty()) throw UsageError("--my-schemes is given twice");
+            if (!line.positional.empty()) throw UsageError("--my-schemes must come before the folder and the seeds");
+            if (i + 1 >= argc) throw UsageError("--my-schemes needs a value (make's MY_SCHEMES, may be empty)");
+            std::istringstream words(argv[++i]);
+            for (std::string word; words >> word;) {
+                try {
+                    parse_position_spec(word);  // a scheme train_position takes
+                } catch (const std::invalid_argument& e) {
+                    throw UsageError(std::string("--my-schemes: ") + e.what());
+                }
+                if (std::find(line.my_schemes.begin(), line.my_schemes.end(), word) != line.my_schemes.end())
+                    throw UsageError("--my-schemes: '" + word + "' is given twice");
+                line.my_schemes.push_back(word);
+            }
         } else if (arg.empty()) {
             throw UsageError("argument " + std::to_string(i) + " is empty; every argument needs a value");
         } else if (arg.rfind("--", 0) == 0) {
-            throw UsageError("unknown flag '" + arg + "'; the flags are --prune and --run-flags FLAGS");
+            throw UsageError("unknown flag '" + arg + "'; the flags are --prune, --run-flags FLAGS and --my-schemes SCHEMES");
         } else {
             line.positional.push_back(arg);
         }

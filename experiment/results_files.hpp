@@ -72,6 +72,7 @@ std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);
 struct CollectorCommandLine {
     bool prune = false;
     std::string run_flags;
+    std::vector<std::string> my_schemes;  // --my-schemes "A B": make's MY_SCHEMES, schemes of the learner's own
     std::vector<std::string> positional;
 };
 CollectorCommandLine parse_collector_command_line(int argc, char** argv);

@@ -26,7 +26,8 @@ struct AttentionRow {
 };
 
 // One attention row over `keys` keys: the match scored `match_score`, every other key 0, then every
-// score multiplied by `factor`, as the attention layer's score_scale does, and the engine's softmax.
+// score multiplied by `factor` (as ForwardOptions::score_scale does in nn/attention.hpp), and the
+// engine's softmax.
 AttentionRow attend(int64_t keys, float match_score, float factor) {
     Tensor scores(Shape{1, keys});  // (1, T): one query's scores
     scores[0] = match_score;

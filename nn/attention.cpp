@@ -59,7 +59,7 @@ Value CausalSelfAttention::forward(const Value& x, const ForwardOptions& options
     const PositionEncoding& scheme = options.position ? *options.position : position;
     const Value q = scheme.rotate_queries_keys(split_heads(qkv_parts[0], heads));  // (B, NH, T, H)
     const Value k = scheme.rotate_queries_keys(split_heads(qkv_parts[1], heads));  // (B, NH, T, H)
-    const Value v = split_heads(qkv_parts[2], heads);                                // (B, NH, T, H)
+    const Value v = scheme.transform_values(split_heads(qkv_parts[2], heads));       // (B, NH, T, H)
 
     Value bias = scheme.score_bias(heads, T);  // (NH, T, T), or undefined
     if (bias.defined() && heads == 1) bias = reshape(bias, Shape{T, T});
@@ -70,7 +70,7 @@ Value CausalSelfAttention::forward(const Value& x, const ForwardOptions& options
     const Value attended = fast_kernels() ? fast::causal_attention(q, k, v, bias, factor, kept)
                                           : attention(q, k, v, bias, factor, kept);  // (B, NH, T, H)
     if (kept) options.attention_weights->push_back(weights.reshaped(Shape{B, heads, T, T}));
-    return output.forward(merge_heads(attended, heads));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
+    return output.forward(merge_heads(scheme.transform_attended(attended), heads));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
 }
 
 }  // namespace wai

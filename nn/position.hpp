@@ -19,6 +19,11 @@ public:
         (void)heads, (void)T;
         return Value();
     }
+    // Values: v (B, NH, T, H) -> (B, NH, T, H) before the weights average them, and the attended
+    // output (B, NH, T, H) -> (B, NH, T, H) before the heads merge. No scheme of the chapter acts
+    // here; a scheme of your own may (positional/mine.hpp).
+    virtual Value transform_values(const Value& v) const { return v; }
+    virtual Value transform_attended(const Value& o) const { return o; }
     virtual std::string spec() const { return "none"; }  // the spec string that names the scheme
 };
 

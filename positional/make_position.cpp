@@ -3,6 +3,7 @@
 
 #include "positional/alibi.hpp"
 #include "positional/learned.hpp"
+#include "positional/mine.hpp"
 #include "positional/rope.hpp"
 #include "positional/sinusoid.hpp"
 #include "positional/t5_bias.hpp"
@@ -18,6 +19,7 @@ std::unique_ptr<PositionEncoding> make_position_encoding(const PositionSpec& spe
         case PositionSpec::Kind::rope:
             return std::make_unique<RotaryPositions>(dim / heads, spec.has_value ? spec.value : 10000.0);
         case PositionSpec::Kind::alibi: return std::make_unique<AlibiPositions>(spec.has_value ? spec.value : 0.0);
+        case PositionSpec::Kind::mine: return std::make_unique<MyPositions>(dim, heads, generator);
         case PositionSpec::Kind::t5:
             return std::make_unique<T5RelativeBias>(
                 spec.has_value ? static_cast<int64_t>(spec.value) : t5_default_buckets, heads, dim, generator);

@@ -10,7 +10,7 @@ namespace wai {
 
 const char* const position_spec_forms =
     "none, sinusoid, learned, rope[:base] (base > 1, default 10000), alibi[:slope] (slope > 0, default 2^(-8k/heads)), "
-    "t5[:buckets] (a whole number from 2 to 255, default 32)";
+    "t5[:buckets] (a whole number from 2 to 255, default 32), mine (your own scheme: positional/mine.cpp)";
 
 // The number after the ':', refused in the spec's own words (with the valid forms).
 static double parse_number(const std::string& text, const std::string& spec) {
@@ -31,11 +31,12 @@ PositionSpec parse_position_spec(const std::string& text) {
     auto refuse = [&](const std::string& why) {
         throw std::invalid_argument("bad position scheme '" + text + "': " + why + "; valid forms: " + position_spec_forms);
     };
-    if (name == "none" || name == "sinusoid" || name == "learned") {
+    if (name == "none" || name == "sinusoid" || name == "learned" || name == "mine") {
         if (has_arg) refuse("'" + name + "' takes no ':value'");
         spec.kind = name == "none" ? PositionSpec::Kind::none
                     : name == "sinusoid" ? PositionSpec::Kind::sinusoid
-                                         : PositionSpec::Kind::learned;
+                    : name == "learned"  ? PositionSpec::Kind::learned
+                                         : PositionSpec::Kind::mine;
         return spec;
     }
     if (name == "rope" || name == "alibi") {

@@ -329,6 +329,8 @@ int main(int argc, char** argv) {
     return run_collector("collect_extension", [&] {
         const CollectorCommandLine line = parse_collector_command_line(argc, argv);
         const std::vector<std::string>& args = line.positional;
+        if (!line.my_schemes.empty())
+            throw UsageError("--my-schemes is make experiment's (collect_results); the extension tests the chapter's schemes");
         if (args.size() < 3)
             throw UsageError("usage: collect_extension [--prune] [--run-flags FLAGS] RESULTS LENGTHS SEED...  (LENGTHS as "
                              "32,64,128,256,512)");

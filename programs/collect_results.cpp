@@ -1,9 +1,10 @@
 // collect_results: turns the experiment's per-run result files into results/table.txt (the runs in
 // the chapter's order), results/summary.md (seed means beside the chapter's published means) and,
 // for the picture, the seed means per length in results/data/{lag,seen}.dat.
-//   collect_results [--run-flags FLAGS] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEEDS...
-//       collect and write; every run must have been made with FLAGS (make's RUN_FLAGS)
-//   collect_results --prune [--run-flags FLAGS] RUNS_DIR SEEDS...
+//   collect_results [--run-flags FLAGS] [--my-schemes SCHEMES] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEEDS...
+//       collect and write; every run must have been made with FLAGS (make's RUN_FLAGS); SCHEMES (make's
+//       MY_SCHEMES, e.g. "mine") are run too and reported after the chapter's table, on their own
+//   collect_results --prune [--run-flags FLAGS] [--my-schemes SCHEMES] RUNS_DIR SEEDS...
 //       delete result files that are not a valid result for their run or were made with other
 //       settings, and killed runs' temporary files
 // A result file is the run's line and the settings it was made with (experiment/results_files.hpp).
@@ -42,11 +43,18 @@ struct Run {
 };
 const std::vector<int64_t> table_lengths = {32, 64, 128};
 
-std::vector<Run> every_run(const fs::path& dir, const std::vector<uint64_t>& seeds) {
+// Every run: per task, the chapter's schemes, then the learner's own (make's MY_SCHEMES), each seed.
+std::vector<Run> every_run(const fs::path& dir, const std::vector<uint64_t>& seeds, const std::vector<std::string>& mine) {
+    for (const auto& scheme : mine)
+        if (std::find(schemes.begin(), schemes.end(), scheme) != schemes.end())
+            throw UsageError("--my-schemes: '" + scheme + "' is one of the chapter's schemes, which the experiment runs anyway");
     std::vector<Run> runs;
-    for (const auto& task : tasks)
+    for (const auto& task : tasks) {
         for (const auto& scheme : schemes)
             for (uint64_t seed : seeds) runs.push_back({run_file(dir, task, scheme, seed), task, scheme, seed});
+        for (const auto& scheme : mine)
+            for (uint64_t seed : seeds) runs.push_back({run_file(dir, task, scheme, seed), task, scheme, seed});
+    }
     return runs;
 }
 
@@ -138,8 +146,9 @@ bool all_in_chapter_mode(const std::vector<std::vector<double>>& runs) {
     return true;
 }
 
-int prune(const fs::path& dir, const std::string& run_flags, const std::vector<uint64_t>& seeds) {
-    const std::vector<Run> runs = every_run(dir, seeds);
+int prune(const fs::path& dir, const std::string& run_flags, const std::vector<uint64_t>& seeds,
+          const std::vector<std::string>& mine) {
+    const std::vector<Run> runs = every_run(dir, seeds, mine);
     std::vector<fs::path> paths;
     for (const Run& run : runs) paths.push_back(run.path);
     prune_result_files(paths, [&](size_t i) { return fault(runs[i], run_flags); }, dir, "experiment");
@@ -147,14 +156,16 @@ int prune(const fs::path& dir, const std::string& run_flags, const std::vector<u
 }
 
 int collect(const fs::path& dir, const std::string& run_flags, const std::string& chapter_path,
-            const std::string& table_path, const std::string& summary_path, const std::vector<uint64_t>& seeds) {
+            const std::string& table_path, const std::string& summary_path, const std::vector<uint64_t>& seeds,
+            const std::vector<std::string>& mine) {
     require_distinct_paths({{"TABLE", table_path}, {"SUMMARY", summary_path}, {"CHAPTER_TABLE", chapter_path}});
     const auto chapter = read_chapter_table(chapter_path);
 
     std::string table;
     std::vector<std::string> missing;
     std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> ours;
-    for (const Run& run : every_run(dir, seeds)) {
+    const std::vector<Run> runs = every_run(dir, seeds, mine);
+    for (const Run& run : runs) {
         if (const std::string why = fault(run, run_flags); !why.empty()) {
             missing.push_back(run.path.string() + " " + why);
             continue;
@@ -164,7 +175,7 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
         ours[{run.task, run.scheme}].push_back(figures(f.result));
     }
     if (!missing.empty()) {
-        std::cerr << "collect_results: " << missing.size() << " of " << every_run(dir, seeds).size()
+        std::cerr << "collect_results: " << missing.size() << " of " << runs.size()
                   << " runs have no valid result made with these settings, e.g. " << missing.front()
                   << "; run make experiment again\n";
         return 1;
@@ -219,6 +230,26 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
     md << "\nOf " << bimodal.size() << " seeds, " << in_mode[0] << " in the chapter's mode, " << in_mode[1]
        << " in the second, " << in_mode[2] << " in neither.\n\n";
     md << chapter_claims_section(ours, seeds) << "\n";
+    if (!mine.empty()) {  // the learner's own schemes: our figures only, the chapter has none
+        md << "## Your schemes (MY_SCHEMES)\n\nEach cell: the mean over the seeds (spread min..max); the chapter's "
+              "rows above are the comparison.\n\n";
+        for (const auto& task : tasks) {
+            md << "### " << task << "\n\n| scheme | ";
+            for (const char* f : figure_names) md << f << " | ";
+            md << "\n|---|---|---|---|---|---|\n";
+            for (const auto& scheme : mine) {
+                md << "| " << scheme << " | ";
+                const auto& own = ours[{task, scheme}];
+                for (int f = 0; f < 5; ++f) {
+                    double sum = 0, low = 1, high = 0;
+                    for (const auto& run : own) sum += run[f], low = std::min(low, run[f]), high = std::max(high, run[f]);
+                    md << fixed(sum / own.size()) << " (" << fixed(low) << ".." << fixed(high) << ") | ";
+                }
+                md << "\n";
+            }
+            md << "\n";
+        }
+    }
 
     // Always answering "no" on seen, over the same test sequences the runs were scored on.
     const Task seen = make_task("seen");
@@ -276,11 +307,12 @@ int main(int argc, char** argv) {
     return run_collector("collect_results", [&] {
         const CollectorCommandLine line = parse_collector_command_line(argc, argv);
         const std::vector<std::string>& args = line.positional;
-        if (line.prune && args.size() >= 2) return prune(args[0], line.run_flags, parse_seed_arguments(args, 1));
+        if (line.prune && args.size() >= 2)
+            return prune(args[0], line.run_flags, parse_seed_arguments(args, 1), line.my_schemes);
         if (!line.prune && args.size() >= 5)
-            return collect(args[0], line.run_flags, args[1], args[2], args[3], parse_seed_arguments(args, 4));
-        std::cerr << "usage: collect_results [--run-flags FLAGS] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY SEED... | "
-                     "--prune [--run-flags FLAGS] RUNS_DIR SEED...\n";
+            return collect(args[0], line.run_flags, args[1], args[2], args[3], parse_seed_arguments(args, 4), line.my_schemes);
+        std::cerr << "usage: collect_results [--run-flags FLAGS] [--my-schemes SCHEMES] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY "
+                     "SEED... | --prune [--run-flags FLAGS] [--my-schemes SCHEMES] RUNS_DIR SEED...\n";
         return 2;
     });
 }

@@ -51,6 +51,9 @@ void validate(const RunConfig& c) {
         throw std::invalid_argument("--heads " + std::to_string(c.heads) + " does not divide --dim " + std::to_string(c.dim));
     if (spec.kind == PositionSpec::Kind::rope && (c.dim / c.heads) % 2 != 0)
         throw std::invalid_argument("rope needs an even head dimension, got " + std::to_string(c.dim / c.heads));
+    if (spec.kind == PositionSpec::Kind::mine && (c.dim / c.heads) % 2 != 0)
+        throw std::invalid_argument("mine (positional/mine.cpp) holds a RoPE, which needs an even head dimension, got " +
+                                    std::to_string(c.dim / c.heads));
     if (task.kind == Task::Kind::lag) {
         positive(c.lag, "--lag");
         if (c.lag >= c.train_length)

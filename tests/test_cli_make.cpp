@@ -282,3 +282,28 @@ TEST_CASE("make exercises' board: a verdict without its line is no verdict, and 
         CHECK(holds(o.out, line));
     }
 }
+
+TEST_CASE("make experiment MY_SCHEMES=mine: your scheme runs under its own name and is reported after the chapter's table", "[cli]") {
+    Folder folder("make_my_schemes");
+    const std::string results = folder.file("results");
+    const std::vector<std::string> settings = {"RESULTS=" + results, "SEEDS=0", "MY_SCHEMES=mine",
+                                               "RUN_FLAGS=--steps 3 --dim 8 --mlp 8 --layers 1 --batch 2 --eval-seqs 2"};
+    const Outcome o = make_in_source(folder, concat({"experiment"}, settings));
+    INFO(o.out << o.err);
+    REQUIRE(o.status == 0);
+    CHECK(holds(o.out, "[16/16]"));  // the chapter's 14 runs of seed 0, and mine on each task
+    const std::string table = read_bytes(results + "/table.txt"), summary = read_bytes(results + "/summary.md");
+    CHECK(holds(table, "lag  mine         seed 0: length 32 / 64 / 128: "));
+    CHECK(holds(table, "seen mine         seed 0: length 32 / 64 / 128: "));
+    CHECK(holds(summary, "## Your schemes (MY_SCHEMES)"));
+    CHECK(holds(summary, "| mine | "));
+    // A name that is not a scheme is refused before any run, with the program's own line.
+    const Outcome bad = make_in_source(folder, concat({"experiment"}, {"RESULTS=" + results, "SEEDS=0", "MY_SCHEMES=mien"}), "bad");
+    CHECK(bad.status != 0);
+    CHECK(holds(bad.err, "unknown scheme 'mien'"));
+    CHECK(read_bytes(results + "/table.txt") == table);
+    // A chapter's scheme is run anyway: naming it again is refused by the collector.
+    const Outcome twice = make_in_source(folder, concat({"experiment"}, {"RESULTS=" + results, "SEEDS=0", "MY_SCHEMES=rope"}), "twice");
+    CHECK(twice.status != 0);
+    CHECK(holds(twice.err, "'rope' is one of the chapter's schemes"));
+}

@@ -289,3 +289,25 @@ TEST_CASE("threads_for_free_cores: no more threads than the cores other processe
     CHECK(wai::threads_for_free_cores(2, before, "no cpu lines\n", both) == 2);               // unreadable: as asked
     CHECK(wai::threads_for_free_cores(1, before, stat(1003, 5097, 2002, 6098), both) == 1);
 }
+
+TEST_CASE("mine, your own scheme as shipped, is RoPE under its own name: the same figures, its own result line",
+          "[tasks][experiment]") {
+    RunConfig config;
+    config.steps = 3, config.batch = 2, config.dim = 8, config.layers = 1, config.mlp_hidden = 8, config.eval_sequences = 4;
+    config.scheme = "rope";
+    const RunResult rope = run_experiment(config);
+    config.scheme = "mine";
+    const RunResult mine = run_experiment(config);
+    CHECK(mine.accuracy == rope.accuracy);
+    CHECK(mine.past_train_accuracy == rope.past_train_accuracy);
+    CHECK(mine.scaled_accuracy == rope.scaled_accuracy);
+    CHECK(mine.final_loss == rope.final_loss);
+    const std::string line = format_result_line(config, mine);
+    CHECK(line.rfind("lag  mine ", 0) == 0);
+    const auto parsed = parse_result_line(line);
+    REQUIRE(parsed);
+    CHECK(parsed->scheme == "mine");
+    CHECK(make_model(config)->position->spec() == "mine");
+    config.heads = 8;  // head dimension 1: mine holds a RoPE, which needs it even
+    CHECK_THROWS_WITH(validate(config), Catch::Matchers::ContainsSubstring("mine (positional/mine.cpp) holds a RoPE"));
+}
