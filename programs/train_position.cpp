@@ -2,11 +2,13 @@
 //   build/train_position TASK SCHEME SEED [--steps N] [--batch N] [--train-len N] [--test-lens 32,64,128]
 //     [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N] [--eval-seqs N]
 //     [--threads N] [--quiet] [--load FILE] [--save FILE] [--save-layout ours|chapter] [--extend METHOD[:s]]
-//     [--kernels plain|fast] [--check-flags]
+//     [--kernels plain|fast] [--verbose] [--check-flags]
 // --check-flags only checks the arguments, as a run would before it starts, and runs nothing: make
 // experiment asks it about RUN_FLAGS before it removes any result made with other flags.
 // --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
 // --kernels picks the ops the model is built from (nn/kernels_setting.hpp): the same result either way.
+// --verbose says on stderr, before training, what the run computes with: the kernels setting, the
+// OpenBLAS kernels and where that choice came from (startup/openblas_startup.hpp), the threads.
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
 // weights after training (safetensors, files/weights_file.hpp; written whole or not at all, and never
 // onto a folder, a device or a symbolic link: files/atomic_file.hpp), named as here or, with
@@ -16,6 +18,8 @@
 // Progress goes to stderr when it is a terminal. Bad input: one line naming the fault, exit code 2; a run
 // that fails (an unreadable or corrupt weight file, a loss that is not finite, memory): one line, exit code 1.
 // Leaves out running several runs (make experiment does that).
+#include <cblas.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -46,7 +50,7 @@ const char* const usage =
     "                      [--dim N] [--layers N] [--heads N] [--mlp N] [--lr X] [--lag N] [--vocab N]\n"
     "                      [--eval-seqs N] [--threads N] [--quiet] [--load FILE] [--save FILE]\n"
     "                      [--save-layout ours|chapter] [--extend METHOD[:s]] [--kernels plain|fast]\n"
-    "                      [--check-flags]\n"
+    "                      [--verbose] [--check-flags]\n"
     "  TASK    lag | seen\n"
     "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope] | t5[:buckets]\n"
     "          (alibi without a slope: head h of NH gets 2^(-8h/NH), h = 1..NH, so one head gets 1/256)\n"
@@ -62,6 +66,8 @@ const char* const usage =
     "  --kernels plain|fast  the model as a chain of plain ops, or with the fast kernels swapped in\n"
     "               (the default; the same result either way)\n"
     "  --threads N  OpenMP and OpenBLAS threads, 1 to 4 x the CPUs (default: OMP_NUM_THREADS, or every CPU)\n"
+    "  --verbose    say on stderr which kernels and OpenBLAS kernels (and where their choice came from) and\n"
+    "               how many threads the run uses\n"
     "  --check-flags  only check the arguments (exit code 0, or 2 with the one line a run would give);\n"
     "               run nothing\n"
     "  each flag at most once; numbers are digits with an optional leading '-'\n";
@@ -94,6 +100,7 @@ struct Options {
     int threads = 0;  // 0: leave OpenMP's and OpenBLAS's own setting
     bool quiet = false;
     bool check_only = false;
+    bool verbose = false;
     Kernels kernels = Kernels::fast;
 };
 
@@ -114,13 +121,13 @@ Options parse(int argc, char** argv) {
             positional.push_back(arg);
             continue;
         }
-        const bool known = arg == "--quiet" || arg == "--check-flags" || std::find(std::begin(flags_with_values), std::end(flags_with_values), arg) !=
+        const bool known = arg == "--quiet" || arg == "--check-flags" || arg == "--verbose" || std::find(std::begin(flags_with_values), std::end(flags_with_values), arg) !=
                                                    std::end(flags_with_values);
         if (!known) throw UsageError("unknown flag '" + arg + "'");
         if (std::find(seen.begin(), seen.end(), arg) != seen.end()) throw UsageError(arg + " is given twice");
         seen.push_back(arg);
-        if (arg == "--quiet" || arg == "--check-flags") {
-            (arg == "--quiet" ? o.quiet : o.check_only) = true;
+        if (arg == "--quiet" || arg == "--check-flags" || arg == "--verbose") {
+            (arg == "--quiet" ? o.quiet : arg == "--verbose" ? o.verbose : o.check_only) = true;
             continue;
         }
         if (i + 1 >= argc) throw UsageError(arg + " needs a value");
@@ -197,6 +204,10 @@ int main(int argc, char** argv) {
     if (options.check_only) return 0;
     set_threads(options.threads);
     set_kernels(options.kernels);
+    if (options.verbose)
+        std::fprintf(stderr, "train_position: --kernels %s; OpenBLAS %s kernels: %s; %d OpenMP thread%s, OpenBLAS %d\n",
+                     kernels_name(options.kernels), blas_kernels(), blas_kernels_origin().c_str(), omp_get_max_threads(),
+                     omp_get_max_threads() == 1 ? "" : "s", openblas_get_num_threads());
     options.files.load_notice = [](const std::string& note) { std::fprintf(stderr, "train_position: %s\n", note.c_str()); };
     try {
         ProgressLine line;

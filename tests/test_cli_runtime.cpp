@@ -107,3 +107,23 @@ TEST_CASE("under an address-space limit a run ends with one out-of-memory line, 
                                               " lag rope 0 --steps 5"),
                            1, "train_position", "out of memory: the data limit (ulimit -d) is ");
 }
+
+TEST_CASE("train_position --verbose says which kernels run and where OpenBLAS's came from, and changes no figure", "[cli]") {
+    Folder folder("verbose");
+    const Outcome quiet = run(folder, "train_position", tiny_with({"--threads", "1"}, "lag rope 0"), "", "quiet");
+    const Outcome told = run(folder, "train_position", tiny_with({"--threads", "1", "--verbose"}, "lag rope 0"), "", "told");
+    REQUIRE(told.status == 0);
+    CHECK(told.out == quiet.out);  // the same result line
+    CHECK(told.err_lines() == 1);
+    CHECK_THAT(told.err, Matches("train_position: --kernels fast; OpenBLAS [A-Za-z0-9]+ kernels: [^\n]+; 1 OpenMP thread, "
+                                 "OpenBLAS 1\n"));
+#if defined(__x86_64__)  // OpenBLAS's x86-64 kernel names
+    // Named in the environment, the kernels say so, and what OpenBLAS alone would have picked.
+    const Outcome named = script(folder, "OPENBLAS_CORETYPE=Prescott " + program_path("train_position") + " " +
+                                             tiny_line("lag rope 0", {"--threads", "1", "--verbose", "--kernels", "plain"}),
+                                 "named");
+    REQUIRE(named.status == 0);
+    CHECK_THAT(named.err, ContainsSubstring("--kernels plain; OpenBLAS Prescott kernels: named by OPENBLAS_CORETYPE=Prescott "
+                                            "in the environment; OpenBLAS alone would pick "));
+#endif
+}
