@@ -6,16 +6,24 @@
 #   make exercise-train EXERCISE=NAME [TASK=lag SEED=0 STEPS=2000]
 #                                   train the chapter's model with your code, beside the library's
 #   make exercises-selftest         every checker on its scaffold, a right answer and wrong ones
-#                                   (tests/exercises/NAME/*.cpp, each saying what it expects), and
-#                                   each right answer that plugs into the model trained briefly
+#                                   (tests/exercises/NAME/*.cpp, each saying what it expects), the
+#                                   learner's build refusing each does_not_compile_*.cpp, and each
+#                                   right answer that plugs into the model trained briefly
 # Exit status: 0 for "solved" and "not solved yet", non-zero for a wrong answer or a file that does
 # not compile.
 EXERCISE_BUILD := $(BUILD)/exercises
 EXERCISE_NAMES := $(shell sed -n 's/^\([a-z_0-9]*\) |.*/\1/p' lessons/exercises/exercises.list)
 EXERCISE_PROGRAMS := $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/%)
 EXERCISE_TRAINERS := $(patsubst lessons/exercises/train/%.cpp,%,$(wildcard lessons/exercises/train/*.cpp))
-# The fixtures: tests/exercises/NAME/CASE.cpp stands in for the learner's file.
-EXERCISE_FIXTURES := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures/%,$(wildcard tests/exercises/*/*.cpp))
+# The fixtures: tests/exercises/NAME/CASE.cpp stands in for the learner's file. A CASE named
+# does_not_compile_* is code the learner's build must refuse: it is compiled as the learner's file is,
+# and the compiler's messages kept (NAME/CASE.compiler, its last line "exit STATUS") for the self-test.
+EXERCISE_FIXTURE_SOURCES := $(wildcard tests/exercises/*/*.cpp)
+EXERCISE_REFUSED_SOURCES := $(foreach f,$(EXERCISE_FIXTURE_SOURCES),$(if $(findstring /does_not_compile_,$(f)),$(f)))
+EXERCISE_FIXTURES := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures/%,$(filter-out $(EXERCISE_REFUSED_SOURCES),$(EXERCISE_FIXTURE_SOURCES)))
+EXERCISE_REFUSALS := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures/%.compiler,$(EXERCISE_REFUSED_SOURCES))
+# How the learner's file is compiled, the same for the fixtures that stand in for it.
+EXERCISE_COMPILE = $(CXX) $(CXXFLAGS) $(CHECKED_FLAGS)
 
 .PHONY: exercises exercise exercise-train exercises-selftest
 .SECONDARY: $(EXERCISE_PROGRAMS:%=%.o) $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/check/%.o) \
@@ -23,10 +31,15 @@ EXERCISE_FIXTURES := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures
 
 $(EXERCISE_BUILD)/%.o: lessons/exercises/%.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
+	$(EXERCISE_COMPILE) -c $< -o $@
 $(EXERCISE_BUILD)/fixtures/%.o: tests/exercises/%.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
+	$(EXERCISE_COMPILE) -c $< -o $@
+# A refused fixture's compiler messages: a failed compile is this rule's expected outcome, so it
+# records the status instead of stopping make; the self-test judges it.
+$(EXERCISE_BUILD)/fixtures/%.compiler: tests/exercises/%.cpp $(COMPILE_FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	@$(EXERCISE_COMPILE) -MT $@ -MF $@.d -c $< -o $@.o >$@.tmp 2>&1; echo "exit $$?" >>$@.tmp; rm -f $@.o; mv $@.tmp $@
 
 $(EXERCISE_BUILD)/%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/check/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
@@ -123,9 +136,9 @@ exercise-train:
 # make test runs the self-test too (in the normal build: a sanitizer build leaves it out), so it
 # needs the same programs.
 ifeq ($(SANITIZE),)
-test-programs: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
+test-programs: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
 endif
-exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
+exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
 	@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES)
 
 -include $(wildcard $(EXERCISE_BUILD)/*.d $(EXERCISE_BUILD)/*/*.d $(EXERCISE_BUILD)/*/*/*.d)
