@@ -97,12 +97,15 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_NAMES)),,$(error make exercise: no exercise '$(EXERCISE)'; the exercises: $(EXERCISE_NAMES)))
   # A verdict's status (0, 1, 10) counts only with the verdict line: without it the learner's code ended
   # the program (an _exit(0) would otherwise read as "solved").
+  # The report is kept in $(EXERCISE_BUILD)/NAME.report: a crash's sentence reads what the program
+  # printed before it (checker_status.sh).
+  EXERCISE_REPORT_FILE := $(EXERCISE_BUILD)/$(EXERCISE).report
   EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
-                       report=$$(mktemp) || exit 3; \
+                       report=$(EXERCISE_REPORT_FILE); \
                        ( $(exercise_limits) exec sh lessons/exercises/contain.sh $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
                        status=$$?; cat $$report 1>&2; \
                        case $$status in (0|1|10) grep -qE '^$(EXERCISE): (solved|not solved yet|wrong answer)' $$report || status=ended-$$status ;; esac; \
-                       rm -f $$report; echo $$status)
+                       echo $$status)
   ifeq ($(EXERCISE_REPORT),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
@@ -110,7 +113,7 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
     $(error $(EXERCISE): a wrong answer, as the report above says; make exits non-zero so a script can tell)
   endif
   ifneq ($(filter-out 0 1 10,$(EXERCISE_REPORT)),)
-    $(error $(shell sh lessons/exercises/checker_status.sh $(EXERCISE) $(EXERCISE_REPORT) $(EXERCISE_SECONDS)))
+    $(error $(shell sh lessons/exercises/checker_status.sh $(EXERCISE) $(EXERCISE_REPORT) $(EXERCISE_SECONDS) $(EXERCISE_REPORT_FILE)))
   endif
 endif
 exercise:

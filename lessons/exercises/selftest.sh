@@ -2,8 +2,9 @@
 # make exercises-selftest: each checker must tell its untouched scaffold, a right answer and typical
 # wrong ones apart. The scaffold must say "not solved yet" (exit 10). Each fixture
 # tests/exercises/NAME/CASE.cpp says on a line "// expect: STATUS | PATTERN | PATTERN ..." what its
-# checker must answer: the exit status, and patterns (grep -E) its full report must match; a fixture
-# of code that never ends may set its time limit with "// seconds: N". A fixture named does_not_compile_CASE.cpp says "// expect: does not
+# checker must answer: the exit status, and patterns (grep -E) its full report must match, or, for a
+# pattern written "!PATTERN", must not match anywhere; a fixture of code that never ends may set its
+# time limit with "// seconds: N". A fixture named does_not_compile_CASE.cpp says "// expect: does not
 # compile | PATTERN ...": the learner's build must refuse it, with compiler messages that match.
 #   selftest.sh BUILD_DIR NAME...      (the programs already built, by exercises.mk)
 # Leaves out building them.
@@ -31,21 +32,24 @@ $(sh lessons/exercises/checker_status.sh "$label" "ended-$actual" "$seconds")" ;
                     esac ;;
         2) ;;
         *) output="$output
-$(sh lessons/exercises/checker_status.sh "$label" "$actual" "$seconds")" ;;
+$(printf '%s\n' "$output" | sh lessons/exercises/checker_status.sh "$label" "$actual" "$seconds" /dev/stdin)" ;;
     esac
     judge "$label" "exit status $status" "exit status $actual" "$@"
 }
 
 # judge LABEL EXPECTED ACTUAL PATTERN...: the outcome ACTUAL against EXPECTED (both in words, "exit
-# status 1"), and $output (set by the caller) against each PATTERN; prints [ok] or [FAILED] with the
-# output.
+# status 1"), and $output (set by the caller) against each PATTERN ("!PATTERN": no line may match
+# it); prints [ok] or [FAILED] with the output.
 judge() {
     label=$1 expected=$2 outcome=$3
     shift 3
     problems=""
     [ "$outcome" = "$expected" ] || problems="$outcome, expected $expected"
     for pattern in "$@"; do
-        printf '%s\n' "$output" | grep -qE -- "$pattern" || problems="$problems; no line matches '$pattern'"
+        case $pattern in
+            "!"*) ! printf '%s\n' "$output" | grep -qE -- "${pattern#!}" || problems="$problems; a line matches '${pattern#!}', which it must not" ;;
+            *) printf '%s\n' "$output" | grep -qE -- "$pattern" || problems="$problems; no line matches '$pattern'" ;;
+        esac
     done
     checked=$((checked + 1))
     if [ -z "$problems" ]; then
