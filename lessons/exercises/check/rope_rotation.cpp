@@ -1,11 +1,14 @@
 // The checker of the RoPE rotation exercise: your apply_rope against the library's rotation
-// (positional/rope.hpp rope_rotate) on a random (T, H) sequence, then your four dot products, and
-// whether each pair is equal. apply_rope is compared directly, not only through the four scores:
+// (positional/rope.hpp rope_rotate) on a random (T, H) sequence, and the four dot products your
+// rotation gives (shown, each pair equal or not); then your four dot products, and whether each pair
+// is equal. apply_rope is compared directly, not only through the four scores:
 // with the same vector as query and key, pair i adds |pair i|^2 cos(distance * theta_i) to the score
 // whichever way it turns, so some wrong rotations (turning backwards, halves not interleaved back)
 // still give the right four numbers. Known slips it names: nothing rotated, turning backwards, the
 // rotated halves side by side, Llama's half-split pairing. Leaves out timing and style.
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "lessons/exercises/exercise.hpp"
 #include "lessons/exercises/rope_rotation.hpp"
@@ -56,9 +59,54 @@ double row_dot(const Tensor& a, int64_t m, int64_t n) {
     return total;
 }
 
+// The exercise's four places, (query, key): two at distance 0, then two at distance 100.
+struct Place {
+    int64_t query, key;
+};
+constexpr Place places[] = {{3, 3}, {13, 13}, {3, 103}, {13, 113}};
+
+// The course's four dot products from the learner's own rotation (so they show even before
+// exercise_scores is written): v on every row, rotated by the learner's apply_rope, and the rows of
+// each place dotted; each second one of a distance beside the first, equal or not.
+void note_your_dot_products(exercise::Checker& checker, const Tensor& v, bool rotation_right) {
+    const Tensor yours = apply_rope(repeated_rows(v, seq_len), rope_angles(head_dim, seq_len, base));  // (T, H)
+    if (!yours.defined() || yours.shape() != Shape{seq_len, head_dim}) return;  // the rotation's check says so
+    const double length_squared = row_dot(repeated_rows(v, 1), 0, 0);
+    const double tolerance = 1e-4 * length_squared;
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "the course's four dot products with your apply_rope (one random v of %lld numbers as both query and key, "
+                  "|v|^2 = %.4f):",
+                  static_cast<long long>(head_dim), length_squared);
+    checker.note(line);
+    double first_of_distance = 0.0;
+    bool pairs_equal = true;
+    for (int i = 0; i < 4; ++i) {
+        const Place p = places[i];
+        const double score = row_dot(yours, p.query, p.key);
+        std::snprintf(line, sizeof line, "  q.k with the query at %3lld, the key at %3lld (distance %3lld): %9.4f",
+                      static_cast<long long>(p.query), static_cast<long long>(p.key), static_cast<long long>(p.key - p.query), score);
+        std::string text = line;
+        if (i % 2 == 0) first_of_distance = score;
+        else if (exercise::close(score, first_of_distance, tolerance))
+            text += "   the same distance as the line above, and the same score, as it should be";
+        else {
+            text += "   the same distance as the line above, so it should be the same score, and is not";
+            pairs_equal = false;
+        }
+        checker.note(text);
+    }
+    checker.note("  RoPE's point: a score depends only on the distance between query and key, not on where they sit "
+                 "(at distance 0 it is |v|^2)");
+    if (!rotation_right && pairs_equal)
+        checker.note("  (some wrong rotations give equal pairs too, such as turning backwards: that is why your rotation "
+                     "itself is compared above)");
+}
+
 void check(exercise::Checker& checker) {
     wai::Generator generator(2023);
     const Tensor x = Tensor::normal(Shape{seq_len, head_dim}, 0.0f, 1.0f, generator);  // (T, H)
+    const Tensor v = Tensor::normal(Shape{head_dim}, 0.0f, 1.0f, generator);              // (H)
     checker.next_hint =
         "start with apply_rope: take the even and the odd columns, turn each pair by its angle, and put the "
         "results back at 2i and 2i + 1";
@@ -73,12 +121,12 @@ void check(exercise::Checker& checker) {
           concatenated_halves(expected)},
          {"it pairs dimension i with i + H/2 (Llama's rotate_half); the course pairs 2i with 2i + 1",
           library_rotation(x, RopePairing::half_split)}});
+    note_your_dot_products(checker, v, rotation_right);
     if (!rotation_right) return;
 
     checker.next_hint =
         "apply_rope is right; now exercise_scores: rotate the vector to every position of a sequence of 114, and dot "
         "the rows 3 and 3, 3 and 103, 13 and 13, 13 and 113";
-    const Tensor v = Tensor::normal(Shape{head_dim}, 0.0f, 1.0f, generator);  // (H)
     const RopeScores scores = exercise_scores(v);
     const Tensor rotated = library_rotation(repeated_rows(v, seq_len), RopePairing::interleaved);  // (T, H)
     // Scores are of the size of |v|^2 (the score at distance 0 is exactly that).
@@ -110,7 +158,8 @@ void check(exercise::Checker& checker) {
         const std::string what = std::string("your pair ") + first.name + " and " + shifted.name +
                                  " are equal: the score depends only on the distance";
         // Both numbers are yours: neither is the expected one (each is compared with the library above).
-        if (exercise::close(shifted.yours, first.yours, tolerance)) checker.ok(what);
+        if (exercise::close(shifted.yours, first.yours, tolerance))
+            checker.ok(what + " (yours: " + exercise::number(first.yours) + " and " + exercise::number(shifted.yours) + ")");
         else
             checker.wrong(what, std::string("your ") + first.name + " is " + exercise::number(first.yours) + " and your " +
                                     shifted.name + " is " + exercise::number(shifted.yours));
