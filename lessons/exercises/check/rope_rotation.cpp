@@ -5,7 +5,9 @@
 // with the same vector as query and key, pair i adds |pair i|^2 cos(distance * theta_i) to the score
 // whichever way it turns, so some wrong rotations (turning backwards, halves not interleaved back)
 // still give the right four numbers. Known slips it names: nothing rotated, turning backwards, the
-// rotated halves side by side, Llama's half-split pairing. Leaves out timing and style.
+// rotated halves side by side, Llama's half-split pairing, x1 or x2 read from the other column of
+// the pair, both results written to one column, each pair's results swapped. Leaves out timing and
+// style.
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -41,6 +43,34 @@ Tensor concatenated_halves(const Tensor& x) {
         for (int64_t i = 0; i < head_dim / 2; ++i) {
             out(t, i) = x(t, 2 * i);
             out(t, head_dim / 2 + i) = x(t, 2 * i + 1);
+        }
+    return out;
+}
+
+// x with one column of every pair copied over the other: the pair (x[2i], x[2i]) when from_even, else
+// (x[2i+1], x[2i+1]). Rotated, it is what reading x1 and x2 from the same column gives.
+Tensor one_column_twice(const Tensor& x, bool from_even) {
+    Tensor out(x.shape());
+    for (int64_t t = 0; t < x.size(0); ++t)
+        for (int64_t i = 0; i < head_dim / 2; ++i)
+            out(t, 2 * i) = out(t, 2 * i + 1) = x(t, from_even ? 2 * i : 2 * i + 1);
+    return out;
+}
+
+// The rotated pairs written back to the wrong columns: both results to column 2i + 1 (the second
+// overwriting the first, column 2i left 0) when to_odd, both to 2i otherwise; or, when swapped, each
+// pair's two results exchanged.
+Tensor written_back(const Tensor& rotated, bool to_odd, bool swapped = false) {
+    Tensor out(rotated.shape());
+    for (int64_t t = 0; t < rotated.size(0); ++t)
+        for (int64_t i = 0; i < head_dim / 2; ++i) {
+            const float even = rotated(t, 2 * i), odd = rotated(t, 2 * i + 1);
+            if (swapped) {
+                out(t, 2 * i) = odd;
+                out(t, 2 * i + 1) = even;
+            } else {
+                out(t, to_odd ? 2 * i + 1 : 2 * i) = odd;
+            }
         }
     return out;
 }
@@ -120,7 +150,20 @@ void check(exercise::Checker& checker) {
          {"the rotated halves are side by side; interleave them back: even i at 2i, odd i at 2i + 1",
           concatenated_halves(expected)},
          {"it pairs dimension i with i + H/2 (Llama's rotate_half); the course pairs 2i with 2i + 1",
-          library_rotation(x, RopePairing::half_split)}});
+          library_rotation(x, RopePairing::half_split)},
+         {"every odd column differs at position 0, where every angle is 0 and the rotation must leave x as it is: "
+          "x2 is read from column 2i; x2 = x[..., 1::2] is the odd column, 2i + 1",
+          library_rotation(one_column_twice(x, /*from_even=*/true), RopePairing::interleaved)},
+         {"every even column differs at position 0, where every angle is 0 and the rotation must leave x as it is: "
+          "x1 is read from column 2i + 1; x1 = x[..., ::2] is the even column, 2i",
+          library_rotation(one_column_twice(x, /*from_even=*/false), RopePairing::interleaved)},
+         {"every even column is 0: both results are written to column 2i + 1; rotated_even goes to 2i",
+          written_back(expected, /*to_odd=*/true)},
+         {"every odd column is 0: both results are written to column 2i; rotated_odd goes to 2i + 1",
+          written_back(expected, /*to_odd=*/false)},
+         {"each pair's two results are swapped (at position 0 too, where the rotation must leave x as it is): "
+          "rotated_even goes to column 2i, rotated_odd to 2i + 1",
+          written_back(expected, false, /*swapped=*/true)}});
     note_your_dot_products(checker, v, rotation_right);
     if (!rotation_right) return;
 
