@@ -49,9 +49,9 @@ Tensor slipped(const Tensor& y, const Tensor& g, const Variant& v) {
 }
 
 // Every row of softmax's dx sums to 0: a row of y always sums to 1, so no change of x can change
-// that total, and sum over i of y[i] (g[i] - s) = s - s * 1 = 0. A check of its own, with what a
-// row that breaks it tells: only the first row right is a sum not started again per row; every row
-// off is a term without its factor y.
+// that total, and sum over i of y[i] (g[i] - s) = s - s * 1 = 0. A check of its own, with what
+// the rows that break it suggest: only the first row right, something carried from row to row (a
+// sum not started again per row); every row off, a term without its factor y or a wrong s.
 void check_rows_sum_to_zero(exercise::Checker& checker, const std::string& name, const Tensor& dx) {
     const int64_t Tk = dx.shape().last(), rows = dx.numel() / Tk;
     std::vector<double> totals(rows, 0.0);
@@ -68,11 +68,11 @@ void check_rows_sum_to_zero(exercise::Checker& checker, const std::string& name,
     std::string hint;
     if (first_off > 0 && off == rows - first_off)
         hint = (first_off == 1 ? std::string("the first row sums to 0") : "the first " + std::to_string(first_off) + " rows sum to 0") +
-               " and every later one does not: the sum of g * y goes on from the row before; start it again at 0 for each "
-               "row (declare it inside the loop over rows)";
+               " and every later one does not: something carries over from one row to the next, such as a sum of g * y "
+               "started once before the loop over rows instead of at 0 for each row";
     else if (off == rows)
-        hint = "no row sums to 0: dx[i] = y[i] * (g[i] - s) multiplies the whole difference by y[i]; without that factor "
-               "(g - s), or with it on g alone (y * g - s), the row's total is not 0";
+        hint = "no row sums to 0: the sum over i of y[i] * (g[i] - s) is 0 only when every term has its factor y, on s as "
+               "well as on g, and s is this row's own sum of g * y";
     checker.wrong(what,
                   std::to_string(off) + " of " + std::to_string(rows) + " rows do not; the first, the row from " +
                       exercise::index_in(dx.shape(), first_off * Tk) + ", sums to " + exercise::number(totals[first_off]),
