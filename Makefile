@@ -38,8 +38,10 @@ ifneq ($(filter-out address undefined leak thread,$(subst $(comma), ,$(SANITIZE)
   $(error SANITIZE must be address, undefined, leak or thread, or a comma-separated mix; got '$(SANITIZE)')
 endif
 
-# The learner's build (below) adds these.
-CHECKED_FLAGS := -D_GLIBCXX_ASSERTIONS -DWAI_CHECKED_INDEXING
+# The learner's build (below) adds these. -Werror=return-type: a function that can end without its
+# return (a deleted `return out;`) does not compile; gcc would only warn, and the program would then
+# stop somewhere unrelated, or go on with a garbage value.
+CHECKED_FLAGS := -D_GLIBCXX_ASSERTIONS -DWAI_CHECKED_INDEXING -Werror=return-type
 CXXFLAGS := -std=c++20 $(OPTIMISE) -fno-math-errno -Wall -Wextra -fopenmp -I. -isystem $(BLAS_INCLUDE) -MMD -MP
 LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,-rpath,$(BLAS_LIB)
 LDLIBS   := -lopenblas -lm

@@ -5,7 +5,8 @@
 // the goals that use it and for a goal that does not, stops make with one line naming the variable,
 // runs nothing of its own and makes no folder (experiment/make_variables.mk). RUN_FLAGS no run could start
 // with stop make experiment before its prune; a picture that cannot be written whole (a file-size
-// limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once.
+// limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once; the
+// exercises' board names a crash by what the program printed, and no cause when it printed none.
 // Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment) and
 // the exercise checkers' verdicts (lessons/exercises/selftest.sh, on tests/exercises/).
 #include <filesystem>
@@ -238,7 +239,7 @@ TEST_CASE("make experiment-collect and make plots: a picture that cannot be writ
     CHECK(leftovers_under(disk, ".tmp.") == 0);
 }
 
-TEST_CASE("make exercise-train on an exercise not written yet says so once, and make exits 0", "[cli]") {
+TEST_CASE("make exercise-train on an exercise not written yet says so once, and make exits 0", "[cli][exercises]") {
     // The learner's code runs under a 4 GiB address-space limit, where a sanitizer build cannot map its
     // terabytes of shadow memory: the plain build's run holds this.
     if (!this_sanitize().empty()) return;
@@ -256,7 +257,7 @@ TEST_CASE("make exercise-train on an exercise not written yet says so once, and 
     CHECK_FALSE(holds(said, "***"));
 }
 
-TEST_CASE("make exercises' board: a verdict without its line is no verdict, and a child left running is said", "[cli]") {
+TEST_CASE("make exercises' board: a verdict without its line is no verdict, a child left running is said, a crash is named by what it printed", "[cli][exercises]") {
     // The fixtures are built by the exercises' self-test, which a sanitizer build leaves out (as make test
     // does): the plain build's run holds this.
     if (!this_sanitize().empty()) return;
@@ -269,6 +270,11 @@ TEST_CASE("make exercises' board: a verdict without its line is no verdict, and 
         {"wrong_exit_early", "  [WRONG]   topological_order: wrong answer: your code ended the program before the checker could judge it"},
         {"wrong_throws_int", "  [WRONG]   topological_order: wrong answer: your code stopped with an error: an exception that is not a "
                              "std::exception: 42\n"},
+        // A crash's line names a cause only when the program's output shows one.
+        {"crash_past_the_end", "  [WRONG]   topological_order: your code stopped the program with a failed assertion (SIGABRT): a "
+                               "std::vector was indexed past its end ("},
+        {"crash_abort_no_reason", "  [WRONG]   topological_order: your code stopped the program with SIGABRT (abort) and printed no "
+                                  "reason for it; the signal does not say which line of your code did it, nor why"},
     };
     for (const auto& [fixture, line] : cases) {
         INFO(fixture);

@@ -33,9 +33,7 @@ for name in "$@"; do
     case $status in
         0 | 1 | 10) printf '%s\n' "$verdict" | grep -qE "^$name: (solved|not solved yet|wrong answer)" ||
                         verdict="$(sh "$(dirname "$0")/checker_status.sh" "$name" "ended-$status" "${EXERCISE_SECONDS:-60}")" ;;
-        *) verdict="$(sh "$(dirname "$0")/checker_status.sh" "$name" "$status" "${EXERCISE_SECONDS:-60}")"
-           assertion=$(printf '%s\n' "$output" | grep -m 1 'Assertion')
-           [ -n "$assertion" ] && verdict="$verdict: $assertion" ;;
+        *) verdict="$(printf '%s\n' "$output" | sh "$(dirname "$0")/checker_status.sh" "$name" "$status" "${EXERCISE_SECONDS:-60}" /dev/stdin)" ;;
     esac
     note=${left:+" (your code $left, stopped when it ended)"}
     case "$verdict" in

@@ -228,7 +228,8 @@ inline int run(int argc, char** argv, const Exercise& e, const std::function<voi
     } catch (const NotWrittenYet&) {
         not_yet = true;
     } catch (const std::bad_alloc&) {  // make exercise runs it under a 4 GiB limit (exercises.mk)
-        stopped = "std::bad_alloc: it ran out of memory, as a loop that only grows a vector does";
+        stopped = "std::bad_alloc: it ran out of memory (make exercise allows 4 GiB); the error does not say which "
+                  "allocation: one too large, or a loop that only grows a vector, are two ways to get there";
     } catch (const std::exception& error) {
         stopped = error.what();
     } catch (...) {

@@ -6,16 +6,24 @@
 #   make exercise-train EXERCISE=NAME [TASK=lag SEED=0 STEPS=2000]
 #                                   train the chapter's model with your code, beside the library's
 #   make exercises-selftest         every checker on its scaffold, a right answer and wrong ones
-#                                   (tests/exercises/NAME/*.cpp, each saying what it expects), and
-#                                   each right answer that plugs into the model trained briefly
+#                                   (tests/exercises/NAME/*.cpp, each saying what it expects), the
+#                                   learner's build refusing each does_not_compile_*.cpp, and each
+#                                   right answer that plugs into the model trained briefly
 # Exit status: 0 for "solved" and "not solved yet", non-zero for a wrong answer or a file that does
 # not compile.
 EXERCISE_BUILD := $(BUILD)/exercises
 EXERCISE_NAMES := $(shell sed -n 's/^\([a-z_0-9]*\) |.*/\1/p' lessons/exercises/exercises.list)
 EXERCISE_PROGRAMS := $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/%)
 EXERCISE_TRAINERS := $(patsubst lessons/exercises/train/%.cpp,%,$(wildcard lessons/exercises/train/*.cpp))
-# The fixtures: tests/exercises/NAME/CASE.cpp stands in for the learner's file.
-EXERCISE_FIXTURES := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures/%,$(wildcard tests/exercises/*/*.cpp))
+# The fixtures: tests/exercises/NAME/CASE.cpp stands in for the learner's file. A CASE named
+# does_not_compile_* is code the learner's build must refuse: it is compiled as the learner's file is,
+# and the compiler's messages kept (NAME/CASE.compiler, its last line "exit STATUS") for the self-test.
+EXERCISE_FIXTURE_SOURCES := $(wildcard tests/exercises/*/*.cpp)
+EXERCISE_REFUSED_SOURCES := $(foreach f,$(EXERCISE_FIXTURE_SOURCES),$(if $(findstring /does_not_compile_,$(f)),$(f)))
+EXERCISE_FIXTURES := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures/%,$(filter-out $(EXERCISE_REFUSED_SOURCES),$(EXERCISE_FIXTURE_SOURCES)))
+EXERCISE_REFUSALS := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures/%.compiler,$(EXERCISE_REFUSED_SOURCES))
+# How the learner's file is compiled, the same for the fixtures that stand in for it.
+EXERCISE_COMPILE = $(CXX) $(CXXFLAGS) $(CHECKED_FLAGS)
 
 .PHONY: exercises exercise exercise-train exercises-selftest
 .SECONDARY: $(EXERCISE_PROGRAMS:%=%.o) $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/check/%.o) \
@@ -23,10 +31,15 @@ EXERCISE_FIXTURES := $(patsubst tests/exercises/%.cpp,$(EXERCISE_BUILD)/fixtures
 
 $(EXERCISE_BUILD)/%.o: lessons/exercises/%.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
+	$(EXERCISE_COMPILE) -c $< -o $@
 $(EXERCISE_BUILD)/fixtures/%.o: tests/exercises/%.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
-	$(CXX) $(CXXFLAGS) $(CHECKED_FLAGS) -c $< -o $@
+	$(EXERCISE_COMPILE) -c $< -o $@
+# A refused fixture's compiler messages: a failed compile is this rule's expected outcome, so it
+# records the status instead of stopping make; the self-test judges it.
+$(EXERCISE_BUILD)/fixtures/%.compiler: tests/exercises/%.cpp $(COMPILE_FLAGS_FILE)
+	@mkdir -p $(dir $@)
+	@$(EXERCISE_COMPILE) -MT $@ -MF $@.d -c $< -o $@.o >$@.tmp 2>&1; echo "exit $$?" >>$@.tmp; rm -f $@.o; mv $@.tmp $@
 
 $(EXERCISE_BUILD)/%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/check/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
@@ -84,12 +97,15 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_NAMES)),,$(error make exercise: no exercise '$(EXERCISE)'; the exercises: $(EXERCISE_NAMES)))
   # A verdict's status (0, 1, 10) counts only with the verdict line: without it the learner's code ended
   # the program (an _exit(0) would otherwise read as "solved").
+  # The report is kept in $(EXERCISE_BUILD)/NAME.report: a crash's sentence reads what the program
+  # printed before it (checker_status.sh).
+  EXERCISE_REPORT_FILE := $(EXERCISE_BUILD)/$(EXERCISE).report
   EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
-                       report=$$(mktemp) || exit 3; \
+                       report=$(EXERCISE_REPORT_FILE); \
                        ( $(exercise_limits) exec sh lessons/exercises/contain.sh $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
                        status=$$?; cat $$report 1>&2; \
                        case $$status in (0|1|10) grep -qE '^$(EXERCISE): (solved|not solved yet|wrong answer)' $$report || status=ended-$$status ;; esac; \
-                       rm -f $$report; echo $$status)
+                       echo $$status)
   ifeq ($(EXERCISE_REPORT),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
@@ -97,7 +113,7 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
     $(error $(EXERCISE): a wrong answer, as the report above says; make exits non-zero so a script can tell)
   endif
   ifneq ($(filter-out 0 1 10,$(EXERCISE_REPORT)),)
-    $(error $(shell sh lessons/exercises/checker_status.sh $(EXERCISE) $(EXERCISE_REPORT) $(EXERCISE_SECONDS)))
+    $(error $(shell sh lessons/exercises/checker_status.sh $(EXERCISE) $(EXERCISE_REPORT) $(EXERCISE_SECONDS) $(EXERCISE_REPORT_FILE)))
   endif
 endif
 exercise:
@@ -123,9 +139,9 @@ exercise-train:
 # make test runs the self-test too (in the normal build: a sanitizer build leaves it out), so it
 # needs the same programs.
 ifeq ($(SANITIZE),)
-test-programs: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
+test-programs: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
 endif
-exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_FIXTURE_TRAINERS)
+exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
 	@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES)
 
 -include $(wildcard $(EXERCISE_BUILD)/*.d $(EXERCISE_BUILD)/*/*.d $(EXERCISE_BUILD)/*/*/*.d)

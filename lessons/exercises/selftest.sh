@@ -2,8 +2,10 @@
 # make exercises-selftest: each checker must tell its untouched scaffold, a right answer and typical
 # wrong ones apart. The scaffold must say "not solved yet" (exit 10). Each fixture
 # tests/exercises/NAME/CASE.cpp says on a line "// expect: STATUS | PATTERN | PATTERN ..." what its
-# checker must answer: the exit status, and patterns (grep -E) its full report must match; a fixture
-# of code that never ends may set its time limit with "// seconds: N".
+# checker must answer: the exit status, and patterns (grep -E) its full report must match, or, for a
+# pattern written "!PATTERN", must not match anywhere; a fixture of code that never ends may set its
+# time limit with "// seconds: N". A fixture named does_not_compile_CASE.cpp says "// expect: does not
+# compile | PATTERN ...": the learner's build must refuse it, with compiler messages that match.
 #   selftest.sh BUILD_DIR NAME...      (the programs already built, by exercises.mk)
 # Leaves out building them.
 set -u
@@ -30,12 +32,24 @@ $(sh lessons/exercises/checker_status.sh "$label" "ended-$actual" "$seconds")" ;
                     esac ;;
         2) ;;
         *) output="$output
-$(sh lessons/exercises/checker_status.sh "$label" "$actual" "$seconds")" ;;
+$(printf '%s\n' "$output" | sh lessons/exercises/checker_status.sh "$label" "$actual" "$seconds" /dev/stdin)" ;;
     esac
+    judge "$label" "exit status $status" "exit status $actual" "$@"
+}
+
+# judge LABEL EXPECTED ACTUAL PATTERN...: the outcome ACTUAL against EXPECTED (both in words, "exit
+# status 1"), and $output (set by the caller) against each PATTERN ("!PATTERN": no line may match
+# it); prints [ok] or [FAILED] with the output.
+judge() {
+    label=$1 expected=$2 outcome=$3
+    shift 3
     problems=""
-    [ "$actual" = "$status" ] || problems="exit status $actual, expected $status"
+    [ "$outcome" = "$expected" ] || problems="$outcome, expected $expected"
     for pattern in "$@"; do
-        printf '%s\n' "$output" | grep -qE -- "$pattern" || problems="$problems; no line matches '$pattern'"
+        case $pattern in
+            "!"*) ! printf '%s\n' "$output" | grep -qE -- "${pattern#!}" || problems="$problems; a line matches '${pattern#!}', which it must not" ;;
+            *) printf '%s\n' "$output" | grep -qE -- "$pattern" || problems="$problems; no line matches '$pattern'" ;;
+        esac
     done
     checked=$((checked + 1))
     if [ -z "$problems" ]; then
@@ -71,10 +85,31 @@ for name in "$@"; do
             [ -n "$p" ] && set -- "$@" "$p"
         done
         IFS=$old_ifs
-        seconds=$(sed -n 's|^// seconds: \([0-9][0-9]*\)$|\1|p' "$fixture" | head -n 1)
-        seconds=${seconds:-60}
-        expect "$name, $case_name" "$build/fixtures/$name/$case_name" "$status" "$@"
-        seconds=60
+        case $case_name in
+            does_not_compile_*)
+                # The compiler's messages and, on the last line, "exit STATUS" (exercises.mk).
+                record="$build/fixtures/$name/$case_name.compiler"
+                if [ "$status" != doesnotcompile ]; then
+                    echo "  [FAILED] $fixture: a does_not_compile_ fixture expects 'does not compile', not '$status'"
+                    failed=1
+                    continue
+                fi
+                output=$(sed '$d' "$record" 2>&1)
+                case $(tail -n 1 "$record" 2>/dev/null) in
+                    "exit 0") outcome="the learner's build compiling it" ;;
+                    "exit "[1-9]*) outcome="the learner's build refusing it"
+                                   output="$output
+refused: $(printf '%s\n' "$output" | grep -m 1 'error:')" ;;
+                    *) outcome="no record of its compiling ($record)" ;;
+                esac
+                judge "$name, $case_name" "the learner's build refusing it" "$outcome" "$@"
+                status=1 ;;  # a wrong answer, for the count below
+            *)
+                seconds=$(sed -n 's|^// seconds: \([0-9][0-9]*\)$|\1|p' "$fixture" | head -n 1)
+                seconds=${seconds:-60}
+                expect "$name, $case_name" "$build/fixtures/$name/$case_name" "$status" "$@"
+                seconds=60 ;;
+        esac
         cases=$((cases + 1))
         [ "$status" != 0 ] && wrong_cases=$((wrong_cases + 1))
     done

@@ -2,7 +2,8 @@
 // for 1, 4, 8 and 12 heads, then your alibi_bias, given the library's slopes, against the library's
 // for several head counts and lengths, and last the two together against the model's own scheme,
 // AlibiPositions' score_bias. Known slips it names: the slopes counted from k = 0 (slope 1 for the
-// first head), 2^(-k/NH) (the 8 forgotten), the slopes reversed or all alike; in the penalty, the sign
+// first head), 2^(-k/NH) (the 8 forgotten), the slopes reversed or all alike, 8k/NH divided in
+// integers (right for 1, 4 and 8 heads, not for 12); in the penalty, the sign
 // or (n - m) for (m - n) (a reward for distance), the penalty above the diagonal instead of below,
 // the distance off by one, one slope for every head, the heads' slopes in reverse.
 // Above the diagonal (keys after the query) only a note, not a wrong answer: the model never reads
@@ -59,6 +60,16 @@ void check_slopes(exercise::Checker& checker) {
         std::vector<double> from_zero{1.0};  // k = 0..NH-1: 2^0 = 1 first, then the right ones but the last
         from_zero.insert(from_zero.end(), right.begin(), right.end() - 1);
         const std::vector<double> without_eight = wai::alibi_slopes(8 * heads);  // 2^(-8k/(8 NH)) = 2^(-k/NH)
+        // 8k/NH in integers, the fraction dropped: exact for 1, 4 and 8 heads, not for 12. Divided as
+        // (8k)/NH, or as (8/NH) k, which is 0 for more than 8 heads.
+        std::vector<double> integer_quotient, integer_ratio;
+        for (int64_t k = 1; k <= heads; ++k) {
+            integer_quotient.push_back(std::pow(2.0, -static_cast<double>(8 * k / heads)));
+            integer_ratio.push_back(std::pow(2.0, -static_cast<double>(8 / heads * k)));
+        }
+        const std::string integer_hint =
+            "8k/NH is an integer division here: with k and NH both integers C++ drops the fraction (8 / 12 is 0, as "
+            "8 // 12 is in Python), which is exact for 1, 4 and 8 heads but not for 12; write 8.0 * k / NH";
         checker.compare(
             "alibi_slopes(" + std::to_string(heads) + "), against the library's", as_tensor(alibi_slopes(heads)),
             as_tensor(right), slope_tolerance,
@@ -68,7 +79,9 @@ void check_slopes(exercise::Checker& checker) {
               as_tensor({without_eight.begin(), without_eight.begin() + heads})},
              {"the slopes are in reverse: head k = 1 (index 0) has the steepest, 2^(-8/NH)", as_tensor(reversed(right))},
              {"every head has the first slope: head k's is 2^(-8/NH) to the power k",
-              as_tensor(std::vector<double>(heads, right[0]))}});
+              as_tensor(std::vector<double>(heads, right[0]))},
+             {integer_hint, as_tensor(integer_quotient)},
+             {integer_hint, as_tensor(integer_ratio)}});
     }
 }
 

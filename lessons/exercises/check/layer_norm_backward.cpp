@@ -5,7 +5,8 @@
 // step of the chapter's model on the plain kernels, with your function as the backward of every
 // layer_norm node, every parameter's gradient compared with the library's backward. Known slips it
 // names: either of dx's two mean terms forgotten, the unbiased variance, dweight without x_hat (or
-// with x for x_hat), dbias not summed over the rows.
+// with x for x_hat), dbias not summed over the rows, dweight or dbias written with = (the last row's
+// share only).
 // Leaves out eps as a slip: at 1e-5 beside a variance of about 2 it changes nothing one could see.
 #include <cmath>
 
@@ -27,9 +28,11 @@ constexpr float eps = 1e-5f;
 constexpr double tolerance = 1e-4;
 
 // What the formula gives with its parts switched off or changed: with_mean_term and with_x_hat_term
-// are dx's two means; unbiased divides var by D - 1; raw_x puts x where dweight needs x_hat.
+// are dx's two means; unbiased divides var by D - 1; raw_x puts x where dweight needs x_hat;
+// assigned writes each row's share of dweight and dbias with = instead of adding it (+=), so only
+// the last row's is left.
 struct Variant {
-    bool with_mean_term = true, with_x_hat_term = true, unbiased = false, raw_x = false;
+    bool with_mean_term = true, with_x_hat_term = true, unbiased = false, raw_x = false, assigned = false;
 };
 
 LayerNormGrads slipped(const Tensor& x, const Tensor& weight, const Tensor& g, const Variant& v) {
@@ -51,8 +54,9 @@ LayerNormGrads slipped(const Tensor& x, const Tensor& weight, const Tensor& g, c
         for (int64_t j = 0; j < D; ++j) {
             out.dx[r * D + j] = static_cast<float>(rstd * (dx_hat[j] - (v.with_mean_term ? mean_dx_hat : 0.0) -
                                                            (v.with_x_hat_term ? x_hat[j] * mean_both : 0.0)));
-            out.dweight[j] += static_cast<float>(g[r * D + j] * (v.raw_x ? row[j] : x_hat[j]));
-            out.dbias[j] += g[r * D + j];
+            const float dweight_share = static_cast<float>(g[r * D + j] * (v.raw_x ? row[j] : x_hat[j]));
+            out.dweight[j] = v.assigned ? dweight_share : out.dweight[j] + dweight_share;
+            out.dbias[j] = v.assigned ? g[r * D + j] : out.dbias[j] + g[r * D + j];
         }
     }
     return out;
@@ -93,6 +97,9 @@ void check(exercise::Checker& checker) {
     wai::layer_norm(x_value, weight_value, bias_value, eps).backward(g);
     const LayerNormGrads unbiased = slipped(x, weight, g, {.unbiased = true});
     const std::string unbiased_hint = "the variance is divided by D - 1: LayerNorm's is the biased one, divided by D";
+    const LayerNormGrads assigned = slipped(x, weight, g, {.assigned = true});
+    const std::string assigned_hint = "only the last row survived: each row's share is written with = and replaces the "
+                                      "rows before it; add it with +=, so the sum runs over every row";
     const bool dx_right = checker.compare(
         "dx for x (2, 3, 6), against the library's layer_norm backward", yours.dx, x_value.grad(), tolerance,
         {{"mean(dx_hat) is missing: the row's mean moves with every x, so subtract mean(dx_hat) too",
@@ -107,11 +114,13 @@ void check(exercise::Checker& checker) {
         {{"dweight sums g alone, which is dbias: weight multiplies x_hat, so sum g * x_hat", slipped(x, weight, g, {}).dbias},
          {"dweight sums g * x: weight multiplies the normalised x_hat = (x - mean) * rstd, not x",
           slipped(x, weight, g, {.raw_x = true}).dweight},
+         {assigned_hint, assigned.dweight},
          {unbiased_hint, unbiased.dweight}});
     const bool dbias_right = checker.compare(
         "dbias, against the library's layer_norm backward", yours.dbias, bias_value.grad(), tolerance,
         {{"dbias is g row by row, in x's shape: bias is added to every row, so sum g over the rows into one (D)", g},
-         {"dbias is the first row's g only: bias is added to every row, so add up all the rows' g", first_row(g)}});
+         {"dbias is the first row's g only: bias is added to every row, so add up all the rows' g", first_row(g)},
+         {assigned_hint, assigned.dbias}});
     if (!dx_right || !dweight_right || !dbias_right) return;
 
     exercise::gradcheck(

@@ -1,11 +1,16 @@
 // The checker of the RoPE rotation exercise: your apply_rope against the library's rotation
-// (positional/rope.hpp rope_rotate) on a random (T, H) sequence, then your four dot products, and
-// whether each pair is equal. apply_rope is compared directly, not only through the four scores:
+// (positional/rope.hpp rope_rotate) on a random (T, H) sequence, and the four dot products your
+// rotation gives (shown, each pair equal or not); then your four dot products, and whether each pair
+// is equal. apply_rope is compared directly, not only through the four scores:
 // with the same vector as query and key, pair i adds |pair i|^2 cos(distance * theta_i) to the score
 // whichever way it turns, so some wrong rotations (turning backwards, halves not interleaved back)
 // still give the right four numbers. Known slips it names: nothing rotated, turning backwards, the
-// rotated halves side by side, Llama's half-split pairing. Leaves out timing and style.
+// rotated halves side by side, Llama's half-split pairing, x1 or x2 read from the other column of
+// the pair, both results written to one column, each pair's results swapped. Leaves out timing and
+// style.
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "lessons/exercises/exercise.hpp"
 #include "lessons/exercises/rope_rotation.hpp"
@@ -42,6 +47,34 @@ Tensor concatenated_halves(const Tensor& x) {
     return out;
 }
 
+// x with one column of every pair copied over the other: the pair (x[2i], x[2i]) when from_even, else
+// (x[2i+1], x[2i+1]). Rotated, it is what reading x1 and x2 from the same column gives.
+Tensor one_column_twice(const Tensor& x, bool from_even) {
+    Tensor out(x.shape());
+    for (int64_t t = 0; t < x.size(0); ++t)
+        for (int64_t i = 0; i < head_dim / 2; ++i)
+            out(t, 2 * i) = out(t, 2 * i + 1) = x(t, from_even ? 2 * i : 2 * i + 1);
+    return out;
+}
+
+// The rotated pairs written back to the wrong columns: both results to column 2i + 1 (the second
+// overwriting the first, column 2i left 0) when to_odd, both to 2i otherwise; or, when swapped, each
+// pair's two results exchanged.
+Tensor written_back(const Tensor& rotated, bool to_odd, bool swapped = false) {
+    Tensor out(rotated.shape());
+    for (int64_t t = 0; t < rotated.size(0); ++t)
+        for (int64_t i = 0; i < head_dim / 2; ++i) {
+            const float even = rotated(t, 2 * i), odd = rotated(t, 2 * i + 1);
+            if (swapped) {
+                out(t, 2 * i) = odd;
+                out(t, 2 * i + 1) = even;
+            } else {
+                out(t, to_odd ? 2 * i + 1 : 2 * i) = odd;
+            }
+        }
+    return out;
+}
+
 // (T, H): `vector` (H) on every row.
 Tensor repeated_rows(const Tensor& vector, int64_t T) {
     Tensor rows(Shape{T, vector.numel()});
@@ -56,9 +89,54 @@ double row_dot(const Tensor& a, int64_t m, int64_t n) {
     return total;
 }
 
+// The exercise's four places, (query, key): two at distance 0, then two at distance 100.
+struct Place {
+    int64_t query, key;
+};
+constexpr Place places[] = {{3, 3}, {13, 13}, {3, 103}, {13, 113}};
+
+// The course's four dot products from the learner's own rotation (so they show even before
+// exercise_scores is written): v on every row, rotated by the learner's apply_rope, and the rows of
+// each place dotted; each second one of a distance beside the first, equal or not.
+void note_your_dot_products(exercise::Checker& checker, const Tensor& v, bool rotation_right) {
+    const Tensor yours = apply_rope(repeated_rows(v, seq_len), rope_angles(head_dim, seq_len, base));  // (T, H)
+    if (!yours.defined() || yours.shape() != Shape{seq_len, head_dim}) return;  // the rotation's check says so
+    const double length_squared = row_dot(repeated_rows(v, 1), 0, 0);
+    const double tolerance = 1e-4 * length_squared;
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "the course's four dot products with your apply_rope (one random v of %lld numbers as both query and key, "
+                  "|v|^2 = %.4f):",
+                  static_cast<long long>(head_dim), length_squared);
+    checker.note(line);
+    double first_of_distance = 0.0;
+    bool pairs_equal = true;
+    for (int i = 0; i < 4; ++i) {
+        const Place p = places[i];
+        const double score = row_dot(yours, p.query, p.key);
+        std::snprintf(line, sizeof line, "  q.k with the query at %3lld, the key at %3lld (distance %3lld): %9.4f",
+                      static_cast<long long>(p.query), static_cast<long long>(p.key), static_cast<long long>(p.key - p.query), score);
+        std::string text = line;
+        if (i % 2 == 0) first_of_distance = score;
+        else if (exercise::close(score, first_of_distance, tolerance))
+            text += "   the same distance as the line above, and the same score, as it should be";
+        else {
+            text += "   the same distance as the line above, so it should be the same score, and is not";
+            pairs_equal = false;
+        }
+        checker.note(text);
+    }
+    checker.note("  RoPE's point: a score depends only on the distance between query and key, not on where they sit "
+                 "(at distance 0 it is |v|^2)");
+    if (!rotation_right && pairs_equal)
+        checker.note("  (some wrong rotations give equal pairs too, such as turning backwards: that is why your rotation "
+                     "itself is compared above)");
+}
+
 void check(exercise::Checker& checker) {
     wai::Generator generator(2023);
     const Tensor x = Tensor::normal(Shape{seq_len, head_dim}, 0.0f, 1.0f, generator);  // (T, H)
+    const Tensor v = Tensor::normal(Shape{head_dim}, 0.0f, 1.0f, generator);              // (H)
     checker.next_hint =
         "start with apply_rope: take the even and the odd columns, turn each pair by its angle, and put the "
         "results back at 2i and 2i + 1";
@@ -72,13 +150,26 @@ void check(exercise::Checker& checker) {
          {"the rotated halves are side by side; interleave them back: even i at 2i, odd i at 2i + 1",
           concatenated_halves(expected)},
          {"it pairs dimension i with i + H/2 (Llama's rotate_half); the course pairs 2i with 2i + 1",
-          library_rotation(x, RopePairing::half_split)}});
+          library_rotation(x, RopePairing::half_split)},
+         {"every odd column differs at position 0, where every angle is 0 and the rotation must leave x as it is: "
+          "x2 is read from column 2i; x2 = x[..., 1::2] is the odd column, 2i + 1",
+          library_rotation(one_column_twice(x, /*from_even=*/true), RopePairing::interleaved)},
+         {"every even column differs at position 0, where every angle is 0 and the rotation must leave x as it is: "
+          "x1 is read from column 2i + 1; x1 = x[..., ::2] is the even column, 2i",
+          library_rotation(one_column_twice(x, /*from_even=*/false), RopePairing::interleaved)},
+         {"every even column is 0: both results are written to column 2i + 1; rotated_even goes to 2i",
+          written_back(expected, /*to_odd=*/true)},
+         {"every odd column is 0: both results are written to column 2i; rotated_odd goes to 2i + 1",
+          written_back(expected, /*to_odd=*/false)},
+         {"each pair's two results are swapped (at position 0 too, where the rotation must leave x as it is): "
+          "rotated_even goes to column 2i, rotated_odd to 2i + 1",
+          written_back(expected, false, /*swapped=*/true)}});
+    note_your_dot_products(checker, v, rotation_right);
     if (!rotation_right) return;
 
     checker.next_hint =
         "apply_rope is right; now exercise_scores: rotate the vector to every position of a sequence of 114, and dot "
         "the rows 3 and 3, 3 and 103, 13 and 13, 13 and 113";
-    const Tensor v = Tensor::normal(Shape{head_dim}, 0.0f, 1.0f, generator);  // (H)
     const RopeScores scores = exercise_scores(v);
     const Tensor rotated = library_rotation(repeated_rows(v, seq_len), RopePairing::interleaved);  // (T, H)
     // Scores are of the size of |v|^2 (the score at distance 0 is exactly that).
@@ -110,7 +201,8 @@ void check(exercise::Checker& checker) {
         const std::string what = std::string("your pair ") + first.name + " and " + shifted.name +
                                  " are equal: the score depends only on the distance";
         // Both numbers are yours: neither is the expected one (each is compared with the library above).
-        if (exercise::close(shifted.yours, first.yours, tolerance)) checker.ok(what);
+        if (exercise::close(shifted.yours, first.yours, tolerance))
+            checker.ok(what + " (yours: " + exercise::number(first.yours) + " and " + exercise::number(shifted.yours) + ")");
         else
             checker.wrong(what, std::string("your ") + first.name + " is " + exercise::number(first.yours) + " and your " +
                                     shifted.name + " is " + exercise::number(shifted.yours));

@@ -1,5 +1,5 @@
 // A right answer to the softmax-backward exercise: per row, the sum of g * y, then y * (g - sum).
-// expect: 0 | ^softmax_backward: solved$ | \[ok\] your backward as an op for a causal softmax | the 2 softmax nodes | \[ok\] one training step
+// expect: 0 | ^softmax_backward: solved$ | \[ok\] each row of your dx for a plain softmax .* sums to 0 | \[ok\] each row of your dx for a causal softmax .* sums to 0 | \[ok\] your backward as an op for a causal softmax | the 2 softmax nodes | \[ok\] one training step
 #include "lessons/exercises/softmax_backward.hpp"
 
 using wai::Tensor;
