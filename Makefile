@@ -238,20 +238,14 @@ bench: check-deps $(BUILD)/bench_step
 	$(BUILD)/bench_step --scaling 2
 
 # PyTorch (Debian python3-torch, never needed by the build) on the same model and step, one thread,
-# after ours (both kernels settings), in the same run; the last two lines are the ratios. PyTorch's BLAS is the same system
+# timed as ours is, in alternating rounds until both medians settle (bench/torch_compare.py): each
+# side's median and spread, and the ratio with its spread (KERNELS=plain: ours on the plain kernels).
+# PyTorch's BLAS is the same system
 # OpenBLAS, so it gets the kernels ours picked (startup/openblas_startup.hpp): otherwise, on a CPU newer than
 # OpenBLAS 0.3.21, it would run the generic ones and look twice as slow as it is.
 bench-torch: check-deps $(BUILD)/bench_step
 	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "missing: PyTorch for the comparison; install the Debian package python3-torch"; exit 1; }
-	@OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 | tee $(BUILD)/bench_ours.txt
-	@kernels=$$(sed -n 's/.*OpenBLAS \([A-Za-z0-9]*\) kernels.*/\1/p' $(BUILD)/bench_ours.txt | head -n 1); \
-	 OPENBLAS_CORETYPE=$$kernels OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 /usr/bin/python3 bench/torch_step.py --threads 1 | tee $(BUILD)/bench_torch.txt
-	@torch_ms=$$(sed -n 's/.*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_torch.txt); \
-	 fast_ms=$$(sed -n 's/.*fast kernels: .*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_ours.txt); \
-	 plain_ms=$$(sed -n 's/.*plain kernels: .*steps: \([0-9.]*\) ms per step.*/\1/p' $(BUILD)/bench_ours.txt); \
-	 awk -v t=$$torch_ms -v f=$$fast_ms -v p=$$plain_ms 'BEGIN { \
-	   printf "bench-torch: PyTorch %.2f ms / whereami fast kernels %.2f ms per step = %.2fx\n", t, f, t / f; \
-	   printf "bench-torch: PyTorch %.2f ms / whereami plain kernels %.2f ms per step = %.2fx\n", t, p, t / p }'
+	@/usr/bin/python3 bench/torch_compare.py $(BUILD)/bench_step --kernels $(if $(filter plain,$(KERNELS)),plain,fast)
 
 # Catch2's main is compiled once into its own object: it is the slow part of a test build.
 $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)
