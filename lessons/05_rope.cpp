@@ -3,10 +3,11 @@
 // our rotation (H = 8, base 10000): equal scores at (3, 5), (10, 12), (100, 102), a different one
 // at (3, 10), and a rotation that keeps every vector's length.
 // Then the chapter's own q and k (drawn by its numpy code, shipped in lessons/data/) through the same
-// rotation, which must give its printed scores; last, RoPE's and attention's backward gradchecked.
+// rotation, which must give its printed scores.
 // Mirrors "RoPE: rotate, so only the difference counts" (Where Am I?) and "Worked example: RoPE,
 // rotating instead of adding" (LLM Mastery 23). Leaves out the course's exercise (lesson 06),
-// the pairing convention (lesson 07) and the choice of base (lesson 10).
+// the pairing convention (lesson 07), the choice of base (lesson 10), and the checks of the
+// library's rope op and attention backward (tests/test_positional.cpp, tests/test_fast_kernels.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -16,10 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "autograd/fast/fast_ops.hpp"
-#include "autograd/gradcheck.hpp"
 #include "lessons/lesson.hpp"
-#include "nn/attention.hpp"
 #include "positional/rope.hpp"
 #include "tensor/gemm.hpp"
 
@@ -216,52 +214,6 @@ int main(int argc, char** argv) {
         lesson::check(printed(chapter_q_length, "%.4f") == chapter_length &&
                           printed(chapter_length_at_shown, "%.4f") == chapter_length,
                       "and |q| and |rope(q, " + std::to_string(shown_position) + ")| round to its printed length");
-    }
-
-    // The backward of the rotation is the rotation backwards (a rotation's transpose is its inverse),
-    // and attention's backward is made of its ops' backwards. Both are checked here the way every op
-    // of the engine is: the full Jacobian from backward against central differences of the forward.
-    lesson::heading("The backward: RoPE's, and attention's through RoPE, against finite differences");
-    {
-        const int64_t T = 6;
-        wai::Generator generator(5);
-        const wai::RopeTable table = wai::make_rope_table(T, wai::rope_frequencies(H, base), wai::RopePairing::interleaved);
-        auto leaf = [&] { return wai::Value(wai::Tensor::normal(wai::Shape{T, H}, 0.0f, 1.0f, generator), true); };  // (T, H)
-        const std::vector<wai::Value> qkv{leaf(), leaf(), leaf()};
-        const wai::GradcheckResult rope_check =
-            wai::gradcheck([&](const std::vector<wai::Value>& in) { return wai::rope(in[0], table); }, {qkv[0]});
-        std::printf("  rope (T, H) = (%lld, %lld): %lld Jacobian entries, largest |backward - finite difference| %.1e\n",
-                    static_cast<long long>(T), static_cast<long long>(H), static_cast<long long>(rope_check.entries),
-                    rope_check.max_abs_error);
-        lesson::check(rope_check.passed, "RoPE's backward, the rotation backwards, matches finite differences", rope_check.worst);
-        const float factor = 1.0f / std::sqrt(static_cast<float>(H));
-        auto rotated_attention = [&](const std::vector<wai::Value>& in) {  // softmax(rope(q) rope(k)^T / sqrt(H), causal) v
-            return wai::attention(wai::rope(in[0], table), wai::rope(in[1], table), in[2], wai::Value(), factor);
-        };
-        const wai::GradcheckResult attention_check = wai::gradcheck(rotated_attention, qkv);
-        std::printf("  attention through RoPE, the chain of plain ops: %lld entries, largest error %.1e\n",
-                    static_cast<long long>(attention_check.entries), attention_check.max_abs_error);
-        lesson::check(attention_check.passed, "attention's backward through RoPE matches finite differences",
-                      attention_check.worst);
-        // The fused kernel the fast path uses gives the plain chain's gradients.
-        double largest_difference = 0.0;
-        for (size_t input = 0; input < qkv.size(); ++input) {
-            std::vector<wai::Value> plain, fused;
-            for (const wai::Value& v : qkv) {
-                plain.push_back(wai::Value(v.value(), true));
-                fused.push_back(wai::Value(v.value(), true));
-            }
-            wai::sum(rotated_attention(plain)).backward();
-            wai::sum(wai::fast::causal_attention(wai::rope(fused[0], table), wai::rope(fused[1], table), fused[2],
-                                                 wai::Value(), factor))
-                .backward();
-            for (int64_t i = 0; i < T * H; ++i)
-                largest_difference = std::max(largest_difference,
-                                              std::abs(double(plain[input].grad()[i]) - double(fused[input].grad()[i])));
-        }
-        std::printf("  the fused attention kernel against the plain chain: largest gradient difference %.1e\n",
-                    largest_difference);
-        lesson::check(largest_difference <= 1e-5, "the fast fused kernel's gradients are the plain chain's, within float rounding");
     }
 
     return lesson::finish("05");
