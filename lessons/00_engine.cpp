@@ -1,8 +1,10 @@
 // Lesson 00: the engine the other lessons stand on. One tiny expression, loss = sum((x·W + b)²),
 // built from autograd ops; the graph the engine recorded for it; and its gradients twice, written
 // out by hand below and computed by the engine's backward. They agree.
-// Like micrograd's draw_dot, it also draws that graph: a Graphviz DOT file next to the program
-// (build/lessons/00_engine_graph.dot), rendered to SVG and PNG when Graphviz's `dot` is installed.
+// Like micrograd's draw_dot, it also draws that graph with every node's value and gradient (the
+// engine is asked to keep the interior gradients it would otherwise free): a Graphviz DOT file next
+// to the program (build/lessons/00_engine_graph.dot), rendered to SVG and PNG when Graphviz's `dot`
+// is installed.
 // Mirrors no section of the chapter: the chapter leaves this part to numpy and PyTorch, and every
 // later lesson uses it. Leaves out the layers (nn/), finite-difference gradient checks (tests/) and
 // the no-grad scope (lesson 01 uses it).
@@ -71,18 +73,25 @@ void every_node(wai::Node* node, std::vector<wai::Node*>& order) {
     order.push_back(node);
 }
 
+// What write_dot wrote: boxes, arrows, and boxes showing a gradient.
+struct Drawn {
+    size_t nodes = 0, edges = 0, gradients = 0;
+};
+
 // The graph as Graphviz DOT, read left to right: one box per value (its handle's name, the op that
-// made it, shape, value and, when it has one, gradient), one arrow per input, parent -> child.
-// Returns the number of nodes and edges written.
+// made it, shape, value and gradient, or "not needed" for a value that needs none), one arrow per
+// input, parent -> child.
 template <typename NameOf>
-std::pair<size_t, size_t> write_dot(const std::filesystem::path& path, const std::vector<wai::Node*>& nodes,
-                                    NameOf name_of) {
+Drawn write_dot(const std::filesystem::path& path, const std::vector<wai::Node*>& nodes, NameOf name_of) {
     std::ostringstream dot;
     dot << "digraph engine {\n  rankdir=LR;\n  node [shape=record, fontname=\"monospace\", fontsize=10];\n";
-    size_t edges = 0;
+    Drawn drawn;
     for (size_t i = 0; i < nodes.size(); ++i) {
         const wai::Node& node = *nodes[i];
-        const std::string grad = node.grad.defined() ? numbers_of(node.grad) : std::string("none kept");
+        const std::string grad = node.grad.defined() ? numbers_of(node.grad)
+                                 : node.requires_grad ? std::string("none kept")
+                                                      : std::string("not needed");
+        drawn.gradients += node.grad.defined();
         // Record labels treat { } | < > as structure: the numbers use only [ ] ; and spaces.
         dot << "  n" << i << " [label=\"{" << name_of(nodes[i]) << " | " << node.op_name << " " << node.value.shape().str()
             << " | value " << numbers_of(node.value) << " | grad " << grad << "}\"" << (node.requires_grad ? "" : ", style=dashed")
@@ -92,17 +101,18 @@ std::pair<size_t, size_t> write_dot(const std::filesystem::path& path, const std
         for (const wai::Value& parent : nodes[i]->parents) {
             const size_t from = std::find(nodes.begin(), nodes.end(), parent.node()) - nodes.begin();
             dot << "  n" << from << " -> n" << i << ";\n";
-            ++edges;
+            ++drawn.edges;
         }
     dot << "}\n";
+    drawn.nodes = nodes.size();
     // Whole or not at all (files/atomic_file.hpp): a full disk gives its reason and no half a file.
     try {
         wai::write_file_atomically(path.string(), dot.str());
     } catch (const std::exception& e) {
         std::printf("  %s\n", e.what());
-        return {0, 0};
+        return {};
     }
-    return {nodes.size(), edges};
+    return drawn;
 }
 
 // A picture that ends as its format ends: an SVG with </svg>, a PNG with its IEND chunk.
@@ -202,6 +212,12 @@ int main(int argc, char** argv) {
         }
 
     // Backward by the engine: seed dloss/dloss = 1, then every node's backward in reverse order.
+    // Backward frees an interior node's gradient as soon as it has passed it on; retain_grad, set here
+    // on every node of the graph (PyTorch's Tensor.retain_grad() does the same for one tensor), keeps
+    // them all, so the drawing below shows each node's gradient, as micrograd's does.
+    std::vector<wai::Node*> all_nodes;
+    every_node(loss.node(), all_nodes);
+    for (wai::Node* node : all_nodes) node->retain_grad = true;
     loss.backward();
 
     lesson::heading("Gradients: by hand and by the engine");
@@ -219,29 +235,35 @@ int main(int argc, char** argv) {
     }
     lesson::check(gradients_agree, "backward by the engine equals backward by hand, to float rounding");
 
-    // The picture, after backward, so the parameters show their gradients (interior nodes keep none:
-    // backward frees them as it goes). It goes next to this program, wherever it is run from; a
-    // dashed box is a value that needs no gradient, the input x.
-    lesson::heading("The graph, drawn");
-    std::vector<wai::Node*> all_nodes;
-    every_node(loss.node(), all_nodes);
+    // The picture, after backward, so every value shows its gradient: the parameters theirs, the
+    // interior nodes the ones retain_grad kept. It goes next to this program, wherever it is run
+    // from; a dashed box is a value that needs no gradient, the input x.
+    lesson::heading("The graph, drawn: every value with its gradient");
     // What the picture must hold, counted from the graph actually built: every node one of our named
-    // values (a name in `named` whose value the loss no longer uses is not in the graph), one arrow per input.
-    size_t inputs = 0;
+    // values (a name in `named` whose value the loss no longer uses is not in the graph), one arrow per
+    // input, and a gradient in every box whose value needs one.
+    size_t inputs = 0, needing = 0;
     bool every_node_named = true;
     for (const wai::Node* node : all_nodes) {
         inputs += node->parents.size();
+        needing += node->requires_grad;
         every_node_named = every_node_named && std::string(name_of(node)) != "?";
     }
     const std::filesystem::path folder = std::filesystem::absolute(argv[0]).parent_path();
     const std::filesystem::path dot_file = folder / "00_engine_graph.dot";
-    const auto [nodes_written, edges_written] = write_dot(dot_file, all_nodes, name_of);
-    std::printf("  %s: %zu nodes, %zu edges\n", dot_file.c_str(), nodes_written, edges_written);
-    lesson::check(every_node_named && nodes_written == all_nodes.size() && edges_written == inputs,
+    const Drawn drawn = write_dot(dot_file, all_nodes, name_of);
+    const size_t not_needing = all_nodes.size() - needing;
+    std::printf("  %s: %zu nodes, %zu edges, %zu gradients (%zu value%s need%s none)\n", dot_file.c_str(), drawn.nodes,
+                drawn.edges, drawn.gradients, not_needing, not_needing == 1 ? "" : "s", not_needing == 1 ? "s" : "");
+    lesson::check(every_node_named && drawn.nodes == all_nodes.size() && drawn.edges == inputs,
                   "the DOT file has one node per value and one edge per input (" + std::to_string(all_nodes.size()) +
                       " and " + std::to_string(inputs) + ")",
-                  std::to_string(nodes_written) + " nodes and " + std::to_string(edges_written) + " edges written" +
+                  std::to_string(drawn.nodes) + " nodes and " + std::to_string(drawn.edges) + " edges written" +
                       (every_node_named ? "" : "; a node of the graph has no name in `named` (shown as ?)"));
+    lesson::check(drawn.gradients == needing,
+                  "every value that needs a gradient shows it, the interior ones too (" + std::to_string(needing) +
+                      " of " + std::to_string(all_nodes.size()) + ")",
+                  std::to_string(drawn.gradients) + " gradients drawn");
     // Rendering is a convenience: without Graphviz, one line says so and the lesson goes on.
     if (std::system("command -v dot >/dev/null 2>&1") != 0) {
         std::printf("  Graphviz's dot is not installed (Debian package graphviz): no SVG or PNG, the DOT file is there\n");
