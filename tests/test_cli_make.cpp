@@ -5,7 +5,8 @@
 // the goals that use it and for a goal that does not, stops make with one line naming the variable,
 // runs nothing of its own and makes no folder (experiment/make_variables.mk). RUN_FLAGS no run could start
 // with stop make experiment before its prune; a picture that cannot be written whole (a file-size
-// limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once.
+// limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once; make
+// lessons-run leaves lesson 06 for after its exercise, saying how to run it.
 // Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment) and
 // the exercise checkers' verdicts (lessons/exercises/selftest.sh, on tests/exercises/).
 #include <filesystem>
@@ -281,4 +282,30 @@ TEST_CASE("make exercises' board: a verdict without its line is no verdict, and 
         CHECK(o.status == (fixture == "right_leaves_a_child" ? 0 : 1));
         CHECK(holds(o.out, line));
     }
+}
+
+TEST_CASE("make lessons-run runs the lessons in order but 06, which waits for its exercise and says how to run it", "[cli]") {
+    // Three stand-in lessons that only say they ran, in place of build/lessons/ (the real ones train for
+    // minutes): make lessons-run walks LESSON_PROGRAMS as it walks the real ones.
+    Folder folder("lessons_run");
+    std::string programs;
+    for (const char* lesson : {"05_rope", "06_rope_exercise", "07_pairing_trap"}) {
+        const std::string path = folder.file(lesson);
+        write_bytes(path, std::string("#!/bin/sh\necho \"ran ") + lesson + "\"\n");
+        fs::permissions(path, fs::perms::owner_all);
+        programs += (programs.empty() ? "" : " ") + path;
+    }
+    const Outcome o = make_in_source(folder, {"lessons-run", "LESSON_PROGRAMS=" + programs});
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status == 0);
+    CHECK(holds(o.out, "ran 05_rope"));
+    CHECK(holds(o.out, "ran 07_pairing_trap"));
+    CHECK_FALSE(holds(o.out, "ran 06_rope_exercise"));
+    const size_t waits = o.out.find("==== 06_rope_exercise: not run here: it is the worked solution of the exercise "
+                                    "lessons/exercises/rope_rotation.cpp.");
+    REQUIRE(waits != std::string::npos);
+    CHECK(o.out.find("ran 05_rope") < waits);
+    CHECK(waits < o.out.find("ran 07_pairing_trap"));
+    CHECK(holds(o.out, "Solve that first (make exercise EXERCISE=rope_rotation says \"solved\"), then run: " +
+                           folder.file("06_rope_exercise")));
 }
