@@ -107,6 +107,52 @@ void print_chapter_rows(const std::string& task, const std::string& scheme) {
     if (!any) std::printf("  the chapter's table (%s) has no row for %s %s\n", path, task.c_str(), scheme.c_str());
 }
 
+// Steps 1 and 2 check each task's targets on a batch of this size.
+constexpr int64_t check_sequences = 64, check_length = 32;
+const std::string on_the_check_batch =
+    "on " + std::to_string(check_sequences) + " sequences of " + std::to_string(check_length) + ": ";
+
+// Step 1. lag: output the token from three positions back. Positions 0..2 have nothing three back;
+// they are not scored (their target is ignore_index), so the loss and the accuracy skip them.
+void show_lag(wai::Generator& generator) {
+    const wai::Task lag = wai::make_task("lag");
+    const std::string lag_back = std::to_string(lag.lag);
+    lesson::heading("lag: vocabulary " + std::to_string(lag.vocab) + ", the target at t is the token at t - " + lag_back);
+    print_sequence(lag.sample(generator, 1, 16), 0);
+    const wai::Batch lag_check = lag.sample(generator, check_sequences, check_length);
+    lesson::check(lag_targets_hold(lag_check, lag.lag),
+                  on_the_check_batch + "every target is the token " + lag_back + " back; positions 0.." +
+                      std::to_string(lag.lag - 1) + " are not scored");
+}
+
+// Step 2. seen: say whether this token appeared earlier. Every position is scored, position 0 always "no".
+void show_seen(wai::Generator& generator) {
+    const wai::Task seen = wai::make_task("seen");
+    lesson::heading("seen: vocabulary " + std::to_string(seen.vocab) +
+                    ", the target is 1 if the token appeared earlier, else 0");
+    print_sequence(seen.sample(generator, 1, 24), 0);
+    const wai::Batch seen_check = seen.sample(generator, check_sequences, check_length);
+    lesson::check(seen_targets_hold(seen_check), on_the_check_batch + "every target matches a look back along the sequence");
+}
+
+// Step 3. Most seen targets are "no", more so in short sequences: a model that always says "no" is the
+// baseline to beat, not 50%. The chapter derives it from the vocabulary; here it is counted on the
+// experiment's own test sequences (seed 0, 256 of each length) and derived, side by side.
+void count_the_always_no_baseline() {
+    const wai::Task seen = wai::make_task("seen");
+    constexpr int64_t baseline_sequences = 256;
+    lesson::heading("seen: what always answering \"no\" scores (" + std::to_string(baseline_sequences) +
+                    " test sequences of each length)");
+    for (int64_t length : {32, 64, 128}) {
+        const double counted = share_of_zeros(wai::test_batch(seen, 0, length, baseline_sequences));
+        const double derived = expected_share_of_zeros(seen.vocab, length);
+        std::printf("  length %3lld: counted on the test sequences %.3f, derived from the vocabulary %.3f\n",
+                    static_cast<long long>(length), counted, derived);
+        lesson::check(std::abs(counted - derived) < 0.02,
+                      "length " + std::to_string(length) + ": the count agrees with the derivation to 0.02");
+    }
+}
+
 // The seen model against always answering "no", at each test length, on the very sequences it was
 // tested on (test_batch: the same for every scheme of a seed). A model whose accuracy is exactly the
 // share of "no" targets did no better than answering "no" everywhere, and the line says so.
@@ -129,76 +175,22 @@ bool compare_seen_with_always_no(const wai::RunConfig& config, const wai::RunRes
     return nothing_learned_at_first;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    lesson::take_arguments(argc, argv);
-    wai::set_threads(1);  // as each run of `make experiment`: its timing then predicts the experiment's
-
-    // lag: output the token from three positions back. Positions 0..2 have nothing three back; they
-    // are not scored (their target is ignore_index), so the loss and the accuracy skip them.
-    wai::Generator generator(8);
-    const wai::Task lag = wai::make_task("lag");
-    const std::string lag_back = std::to_string(lag.lag);
-    lesson::heading("lag: vocabulary " + std::to_string(lag.vocab) + ", the target at t is the token at t - " + lag_back);
-    print_sequence(lag.sample(generator, 1, 16), 0);
-    constexpr int64_t check_sequences = 64, check_length = 32;
-    const std::string on_the_check_batch =
-        "on " + std::to_string(check_sequences) + " sequences of " + std::to_string(check_length) + ": ";
-    const wai::Batch lag_check = lag.sample(generator, check_sequences, check_length);
-    lesson::check(lag_targets_hold(lag_check, lag.lag),
-                  on_the_check_batch + "every target is the token " + lag_back + " back; positions 0.." +
-                      std::to_string(lag.lag - 1) + " are not scored");
-
-    // seen: say whether this token appeared earlier. Every position is scored, position 0 always "no".
-    const wai::Task seen = wai::make_task("seen");
-    lesson::heading("seen: vocabulary " + std::to_string(seen.vocab) +
-                    ", the target is 1 if the token appeared earlier, else 0");
-    print_sequence(seen.sample(generator, 1, 24), 0);
-    const wai::Batch seen_check = seen.sample(generator, check_sequences, check_length);
-    lesson::check(seen_targets_hold(seen_check), on_the_check_batch + "every target matches a look back along the sequence");
-
-    // Most seen targets are "no", more so in short sequences: a model that always says "no" is the
-    // baseline to beat, not 50%. The chapter derives it from the vocabulary; here it is counted on the
-    // experiment's own test sequences (seed 0, 256 of each length) and derived, side by side.
-    constexpr int64_t baseline_sequences = 256;
-    lesson::heading("seen: what always answering \"no\" scores (" + std::to_string(baseline_sequences) +
-                    " test sequences of each length)");
-    for (int64_t length : {32, 64, 128}) {
-        const double counted = share_of_zeros(wai::test_batch(seen, 0, length, baseline_sequences));
-        const double derived = expected_share_of_zeros(seen.vocab, length);
-        std::printf("  length %3lld: counted on the test sequences %.3f, derived from the vocabulary %.3f\n",
-                    static_cast<long long>(length), counted, derived);
-        lesson::check(std::abs(counted - derived) < 0.02,
-                      "length " + std::to_string(length) + ": the count agrees with the derivation to 0.02");
-    }
-
-    // A short version of the experiment's run: the chapter's model (D = 64, 2 layers, 1 head, batch 64,
-    // training length 32), RoPE, but 300 steps instead of 2000 and 64 test sequences instead of 256.
-    // The line is the experiment's own format. lag needs only "look exactly 3 back", which RoPE makes
-    // easy: 300 steps reached 1.000 at length 32 on seeds 0 and 1 when this lesson was written, and the
-    // check asks for 0.9 (chance is 1/16). seen is checked against its always-"no" baseline. Both
-    // thresholds were set for rope after 300 steps: with another scheme (none cannot tell 3 back from
-    // any other place, and 300 steps are not 2000) the lesson prints the chapter's rows for it instead.
-    wai::RunConfig config;
-    config.scheme = "rope";
-    config.steps = 300;
-    config.eval_sequences = 64;
-    lesson::heading("A short run of each task with " + config.scheme + " (the experiment's code, " +
-                    std::to_string(config.steps) + " steps)");
-    config.task = "lag";
-    const wai::RunResult lag_result = short_run(config);
-    config.task = "seen";
-    const wai::RunResult seen_result = short_run(config);
+// Step 5. Judge the short runs. lag needs only "look exactly 3 back", which RoPE makes easy: 300 steps
+// reached 1.000 at length 32 on seeds 0 and 1 when this lesson was written, and the check asks for 0.9
+// (chance is 1/16). seen is checked against its always-"no" baseline. Both thresholds were set for
+// rope after 300 steps: with another scheme (none cannot tell 3 back from any other place, and 300
+// steps are not 2000) the lesson prints the chapter's rows for it instead.
+void judge_the_short_runs(const wai::RunConfig& config, const wai::RunResult& lag_result, const wai::RunResult& seen_result) {
     // accuracy[0] is at the first test length, the training length unless test_lengths is changed.
     const int64_t first_length = config.test_lengths[0];
     const std::string after = " with " + config.scheme + " after " + std::to_string(config.steps) +
                               " steps: accuracy at length " + std::to_string(first_length);
     const double seen_baseline =
-        share_of_zeros(wai::test_batch(seen, config.seed, first_length, config.eval_sequences));
+        share_of_zeros(wai::test_batch(wai::make_task("seen"), config.seed, first_length, config.eval_sequences));
     const bool seen_learned_nothing = compare_seen_with_always_no(config, seen_result);
+    const int64_t lag_vocab = wai::make_task("lag").vocab;
     char chance[32];
-    std::snprintf(chance, sizeof chance, "%.4g", 1.0 / static_cast<double>(lag.vocab));
+    std::snprintf(chance, sizeof chance, "%.4g", 1.0 / static_cast<double>(lag_vocab));
     if (config.scheme == "rope") {
         lesson::check(lag_result.accuracy[0] > 0.9, "lag" + after + " above 0.9 (chance " + chance + ")",
                       "accuracy " + std::to_string(lag_result.accuracy[0]));
@@ -213,13 +205,16 @@ int main(int argc, char** argv) {
         print_chapter_rows("lag", config.scheme);
         print_chapter_rows("seen", config.scheme);
     }
+}
 
-    // The full experiment is `make experiment`: 2 tasks x 7 schemes (none sinusoid learned rope
-    // rope:1000000 alibi:0.5 alibi:0.0625) x seeds 0 and 1, 2000 steps each, 256 test sequences per
-    // length. Each run is one make target writing results/runs/TASK_SCHEME_seedN.txt; two run at once,
-    // one thread each; an interrupted experiment resumes where it stopped. At the end the lines are
-    // collected in the chapter's order into results/table.txt, and averaged over seeds beside the
-    // chapter's published figures in results/summary.md. `make experiment SEEDS='0 1 2 3 4'` runs more.
+// Step 6. The full experiment is `make experiment`: 2 tasks x 7 schemes (none sinusoid learned rope
+// rope:1000000 alibi:0.5 alibi:0.0625) x seeds 0 and 1, 2000 steps each, 256 test sequences per
+// length. Each run is one make target writing results/runs/TASK_SCHEME_seedN.txt; two run at once,
+// one thread each; an interrupted experiment resumes where it stopped. At the end the lines are
+// collected in the chapter's order into results/table.txt, and averaged over seeds beside the
+// chapter's published figures in results/summary.md. `make experiment SEEDS='0 1 2 3 4'` runs more.
+void estimate_the_full_experiment(const wai::RunConfig& config, const wai::RunResult& lag_result,
+                                  const wai::RunResult& seen_result) {
     lesson::heading("The full experiment: make experiment");
     const double seconds_per_step = (lag_result.seconds_training + seen_result.seconds_training) / (2.0 * config.steps);
     const int64_t full_steps = wai::RunConfig{}.steps;  // the experiment's default: 2000
@@ -229,5 +224,33 @@ int main(int argc, char** argv) {
     std::printf("  and about %.0f minutes of training for the %lld runs, two at a time (testing adds a little)\n",
                 full_runs * full_steps * seconds_per_step / 2.0 / 60.0, static_cast<long long>(full_runs));
     std::printf("  results: results/table.txt (every run's line) and results/summary.md (seed averages vs the chapter)\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    lesson::take_arguments(argc, argv);
+    wai::set_threads(1);  // as each run of `make experiment`: its timing then predicts the experiment's
+    wai::Generator generator(8);
+    show_lag(generator);
+    show_seen(generator);
+    count_the_always_no_baseline();
+
+    // Step 4. A short version of the experiment's run: the chapter's model (D = 64, 2 layers, 1 head,
+    // batch 64, training length 32), RoPE, but 300 steps instead of 2000 and 64 test sequences instead
+    // of 256. The line is the experiment's own format.
+    wai::RunConfig config;
+    config.scheme = "rope";
+    config.steps = 300;
+    config.eval_sequences = 64;
+    lesson::heading("A short run of each task with " + config.scheme + " (the experiment's code, " +
+                    std::to_string(config.steps) + " steps)");
+    config.task = "lag";
+    const wai::RunResult lag_result = short_run(config);
+    config.task = "seen";
+    const wai::RunResult seen_result = short_run(config);
+    judge_the_short_runs(config, lag_result, seen_result);
+
+    estimate_the_full_experiment(config, lag_result, seen_result);
     return lesson::finish("08");
 }
