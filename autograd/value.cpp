@@ -59,6 +59,7 @@ void Value::accumulate_grad(Tensor share) {
 
 Tensor take_incoming_grad(Node& out) {
     if (!out.grad.defined()) throw std::logic_error(std::string("take_incoming_grad: this ") + out.op_name + " has no incoming gradient");
+    if (out.retain_grad) return out.grad;  // a copy: the node keeps its own
     Tensor grad = std::move(out.grad);
     out.grad = Tensor();
     return grad;
@@ -121,12 +122,13 @@ void backward_in_order(Value& root_value, const Tensor& seed, const std::vector<
     else root_value.accumulate_grad(seed);
 
     // An interior gradient is spent once its op has passed it on: released there and then, so the
-    // next gradient of that size reuses memory that is still in cache (and the peak stays lower).
+    // next gradient of that size reuses memory that is still in cache (and the peak stays lower),
+    // unless the node retains it.
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
         Node* node = *it;
         if (!node->op) continue;
         if (node->grad.defined()) node->op->backward(*node);
-        node->grad = Tensor();
+        if (!node->retain_grad) node->grad = Tensor();
     }
 }
 

@@ -29,7 +29,8 @@ public:
     const char* op_name() const;  // "leaf", "matmul", ...
 
     // The gradient of the last backward's root with respect to this value. Leaves keep and
-    // accumulate it; interior nodes have one only while backward runs.
+    // accumulate it; interior nodes have one only while backward runs, unless their node's
+    // retain_grad is set (Node, below).
     bool has_grad() const;
     const Tensor& grad() const;
     void zero_grad();  // gradient set to zeros (kept allocated)
@@ -74,6 +75,10 @@ struct Node {
     Tensor value;
     Tensor grad;  // undefined until a gradient arrives
     bool requires_grad = false;
+    // Backward frees an interior node's gradient once its op has passed it on. Set, the node keeps it
+    // until the next backward computes it afresh (as PyTorch's retain_grad() keeps a tensor's): lesson
+    // 00 draws its graph with every node's gradient this way.
+    bool retain_grad = false;
     const char* op_name = "leaf";
     std::vector<Value> parents;  // the op's inputs, in the op's order
     std::unique_ptr<Op> op;      // null for leaves
@@ -84,7 +89,8 @@ struct Node {
 // The one buffer-reuse helper, for fast ops only (autograd/fast/, positional/fast/): hands over the
 // memory of out.grad to an op whose share for one parent has the output's shape and is written over
 // the incoming gradient element by element as it is read (saving a new tensor of that size and a
-// pass over memory). out.grad is undefined afterwards: the op works on what this returns instead.
+// pass over memory). out.grad is undefined afterwards: the op works on what this returns instead
+// (for a node that retains its gradient, a copy: out.grad stays as it was).
 Tensor take_incoming_grad(Node& out);
 
 // Makes the output node of an op. When gradients are off (NoGradScope) or no parent requires one,

@@ -71,14 +71,16 @@ wai::Tensor attend(const wai::Tensor& X, const Projections& w, bool causal) {
     return wai::matmul(wai::softmax(scores, causal), v).value();
 }
 
-}  // namespace
+// The chapter's tokens and the permutation of its check, for step 3.
+struct Tokens {
+    wai::Tensor X;                // (T, H)
+    std::vector<int64_t> order;  // a permutation of 0..T-1
+};
 
-int main(int argc, char** argv) {
-    lesson::take_arguments(argc, argv);
-    wai::Generator generator(0);
-
-    // The chapter's set-up: five tokens of width 8, and three random projections scaled by 1/√H so
-    // the scores stay of order 1. Our generator is not numpy's, so the numbers differ; the claims do not.
+// Step 1. The chapter's set-up: five tokens of width 8, and three random projections scaled by 1/√H so
+// the scores stay of order 1. Our generator is not numpy's, so the numbers differ; the claims do not.
+// Then the chapter's check, with the autograd ops: attention of the permuted tokens, unmasked and causal.
+Tokens check_the_chapters_permutation(wai::Generator& generator) {
     const wai::Tensor X = wai::Tensor::normal({T, H}, 0.0f, 1.0f, generator);  // (T, H)
     Projections w;
     for (wai::Value* projection : {&w.query, &w.key, &w.value}) {
@@ -110,12 +112,15 @@ int main(int argc, char** argv) {
                 causal_equivariant ? "True" : "False",
                 largest_difference(causal_of_permuted, permute_rows(causal, order)));
     lesson::check(!causal_equivariant, "with a causal mask, it is not");
+    return {X, order};
+}
 
-    // What the mask gives away about place: with every score equal, token t spreads its weight
-    // evenly over its t+1 visible tokens, 1/(t+1) each. A model can read that as a rough count, but
-    // the step from one position to the next, 1/(t+1) - 1/(t+2), shrinks as the prefix grows: sharp
-    // near the start, blurred by position 30. This is the signal the no-position model of the
-    // chapter's experiment lives on.
+// Step 2. What the mask gives away about place: with every score equal, token t spreads its weight
+// evenly over its t+1 visible tokens, 1/(t+1) each. A model can read that as a rough count, but
+// the step from one position to the next, 1/(t+1) - 1/(t+2), shrinks as the prefix grows: sharp
+// near the start, blurred by position 30. This is the signal the no-position model of the
+// chapter's experiment lives on.
+void show_the_masks_counting_signal() {
     lesson::heading("The causal mask's counting signal: equal scores, weight on each visible token");
     constexpr int64_t long_T = 32;
     const wai::Tensor even = wai::softmax(wai::Value(wai::Tensor({long_T, long_T})), true).value();  // (T, T)
@@ -127,30 +132,34 @@ int main(int argc, char** argv) {
             std::printf("  position %2lld: weight %.4f, %.4f more than at position %lld\n", static_cast<long long>(t),
                         even[t * long_T], even[t * long_T] - even[(t + 1) * long_T], static_cast<long long>(t + 1));
     lesson::check(one_over_count, "with equal scores, token t puts 1/(t+1) on each token it sees");
+}
 
-    // Now our model's own layer. CausalSelfAttention always applies the causal mask, and the base
-    // PositionEncoding is the "none" scheme: it adds nothing, rotates nothing, biases nothing.
-    // It has learned weights (a Linear for q, k, v and one for the output); NoGradScope runs it
-    // without recording a graph, since nothing here needs a gradient.
+// The layer on one sequence: (T, D) -> (T, D), through (B, T, D) with B = 1, recording no graph
+// (NoGradScope), since nothing here needs a gradient.
+wai::Tensor run_layer(const wai::CausalSelfAttention& attention, const wai::Tensor& x) {
+    const wai::NoGradScope no_graph;
+    return attention.forward(wai::Value(x.reshaped({1, T, H}))).value().reshaped({T, H});
+}
+
+// Step 3. Now our model's own layer: permuting its input does not just permute its output.
+void check_our_causal_layer(const wai::CausalSelfAttention& attention, const Tokens& tokens) {
     lesson::heading("Our CausalSelfAttention, scheme \"none\", one head (B = 1, T = " + std::to_string(T) +
                     ", D = " + std::to_string(H) + ")");
-    const wai::NoGradScope no_graph;
-    const wai::PositionEncoding none;
-    const wai::CausalSelfAttention attention(H, 1, none, generator);
-    auto run = [&](const wai::Tensor& tokens) {  // (T, D) -> (T, D), through (B, T, D) with B = 1
-        return attention.forward(wai::Value(tokens.reshaped({1, T, H}))).value().reshaped({T, H});
-    };
-    const wai::Tensor output = run(X), output_of_permuted = run(permute_rows(X, order));
+    const wai::Tensor output = run_layer(attention, tokens.X);                                    // (T, D)
+    const wai::Tensor output_of_permuted = run_layer(attention, permute_rows(tokens.X, tokens.order));  // (T, D)
     std::printf("  layer(permuted input) == permuted layer(input): %s  (largest difference %.2g)\n",
-                all_close(output_of_permuted, permute_rows(output, order)) ? "True" : "False",
-                largest_difference(output_of_permuted, permute_rows(output, order)));
-    lesson::check(!all_close(output_of_permuted, permute_rows(output, order)),
+                all_close(output_of_permuted, permute_rows(output, tokens.order)) ? "True" : "False",
+                largest_difference(output_of_permuted, permute_rows(output, tokens.order)));
+    lesson::check(!all_close(output_of_permuted, permute_rows(output, tokens.order)),
                   "permuting the input of our causal layer does not just permute its output");
+}
 
-    // What is still missing: within its prefix, a token sees a bag. Shuffle all tokens but the last
-    // and keep the last in place: the last sees the same set of tokens, so its output is unchanged,
-    // though the order before it is not. "dog bites man" and "man bites dog", said before the same
-    // last word, look the same to that word. Telling them apart is what position schemes are for.
+// Step 4. What is still missing: within its prefix, a token sees a bag. Shuffle all tokens but the
+// last and keep the last in place: the last sees the same set of tokens, so its output is unchanged,
+// though the order before it is not. "dog bites man" and "man bites dog", said before the same
+// last word, look the same to that word. Telling them apart is what position schemes are for.
+void check_the_prefix_is_a_bag(const wai::CausalSelfAttention& attention, const Tokens& tokens,
+                               wai::Generator& generator) {
     // Drawn again while it leaves every token in place: an order that moves nothing would make the
     // check below hold for no reason (with 4 tokens before the last, 1 draw in 24 does that).
     std::vector<int64_t> shuffle_prefix = random_permutation(T - 1, generator);
@@ -167,7 +176,8 @@ int main(int argc, char** argv) {
                 static_cast<long long>(T - 1),
                 last_stays ? "leaves the last in place" : ("puts token " + std::to_string(shuffle_prefix[T - 1]) +
                                                            " in the last place").c_str());
-    const wai::Tensor output_of_shuffled = run(permute_rows(X, shuffle_prefix));
+    const wai::Tensor output = run_layer(attention, tokens.X);                                   // (T, D)
+    const wai::Tensor output_of_shuffled = run_layer(attention, permute_rows(tokens.X, shuffle_prefix));  // (T, D)
     double last_row_difference = 0.0;
     for (int64_t c = 0; c < H; ++c)
         last_row_difference = std::max(last_row_difference,
@@ -176,6 +186,21 @@ int main(int argc, char** argv) {
     char difference[64];
     std::snprintf(difference, sizeof difference, "it moved by %.2g, above 1e-5", last_row_difference);
     lesson::check(last_row_difference < 1e-5, "the last token's output ignores the order of the tokens before it", difference);
+}
 
+}  // namespace
+
+int main(int argc, char** argv) {
+    lesson::take_arguments(argc, argv);
+    wai::Generator generator(0);
+    const Tokens tokens = check_the_chapters_permutation(generator);
+    show_the_masks_counting_signal();
+    // Our model's attention layer. CausalSelfAttention always applies the causal mask, and the base
+    // PositionEncoding is the "none" scheme: it adds nothing, rotates nothing, biases nothing. It has
+    // learned weights (a Linear for q, k, v and one for the output), drawn here from the generator.
+    const wai::PositionEncoding none;
+    const wai::CausalSelfAttention attention(H, 1, none, generator);
+    check_our_causal_layer(attention, tokens);
+    check_the_prefix_is_a_bag(attention, tokens, generator);
     return lesson::finish("01");
 }

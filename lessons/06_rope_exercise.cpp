@@ -158,24 +158,16 @@ void try_positions(const Tensor& vector) {
     std::printf("\n");
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    const bool interactive = lesson::take_arguments(argc, argv, "--try");
-    if (!interactive)
-        std::printf("This lesson is the worked solution of the exercise lessons/exercises/rope_rotation.cpp:\n"
-                    "try it first (make exercise EXERCISE=rope_rotation), then read on.\n");
-
-    // First, is the transcription right? The library's rope_rotate (positional/rope.hpp) rotates row t
-    // of a (T, H) block by t * theta_i with the same interleaved pairs (2i, 2i+1). It computes the
-    // angles in double and rounds once; the course's code rounds the frequencies and the products to
-    // float32 on the way, so the two need not agree to the last bit. The check allows 1e-4.
+// Step 1. Is the transcription right? The library's rope_rotate (positional/rope.hpp) rotates row t
+// of a (T, H) block by t * theta_i with the same interleaved pairs (2i, 2i+1). It computes the
+// angles in double and rounds once; the course's code rounds the frequencies and the products to
+// float32 on the way, so the two need not agree to the last bit. The check allows 1e-4.
+void check_apply_rope_against_the_library(wai::Generator& generator) {
     lesson::heading("apply_rope, written like the course's PyTorch, against the library's rope_rotate");
     const int64_t seq_len = 114;  // positions 0..113: everything the exercise needs
-    wai::Generator generator(23);
     const Tensor sequence = Tensor::normal(Shape{seq_len, head_dim}, 0.0f, 1.0f, generator);  // (T, H)
-    const Tensor ours = apply_rope(sequence, rope_angles(head_dim, seq_len, rope_base));
-    const Tensor library = wai::rope_rotate(
+    const Tensor ours = apply_rope(sequence, rope_angles(head_dim, seq_len, rope_base));       // (T, H)
+    const Tensor library = wai::rope_rotate(                                                   // (T, H)
         sequence, wai::make_rope_table(seq_len, wai::rope_frequencies(head_dim, rope_base), wai::RopePairing::interleaved));
     double largest_difference = 0.0;
     for (int64_t j = 0; j < ours.numel(); ++j)
@@ -185,26 +177,34 @@ int main(int argc, char** argv) {
                 largest_difference);
     lesson::check(largest_difference < 1e-4, "apply_rope agrees with rope_rotate to 1e-4 at every position and dimension",
                   "largest difference " + short_number(largest_difference) + " at base " + short_number(rope_base));
+}
 
-    // The exercise: one vector v is both the query and the key. At distance 0 the score is |v|^2 wherever
-    // the pair sits, because a rotation keeps length: that half of the exercise is true by construction.
-    // Distance 100 is the real test: both vectors are turned, by different angles, and only the
-    // difference of the angles, 100 * theta_i, survives in the dot product.
+// |v|^2 of a vector (H).
+double length_squared(const Tensor& v) {
+    double total = 0.0;
+    for (int64_t c = 0; c < head_dim; ++c) total += static_cast<double>(v[c]) * v[c];
+    return total;
+}
+
+// float32 scores of size |v|^2 carry about seven digits; 1e-4 * |v|^2 leaves room for the angles'
+// own rounding and is still far below the gap between the two distances.
+double score_tolerance(const Tensor& v) { return 1e-4 * length_squared(v); }
+
+// Step 2. The exercise: one vector v is both the query and the key. At distance 0 the score is |v|^2
+// wherever the pair sits, because a rotation keeps length: that half of the exercise is true by
+// construction. Distance 100 is the real test: both vectors are turned, by different angles, and
+// only the difference of the angles, 100 * theta_i, survives in the dot product.
+void the_exercise(const Tensor& v) {
     lesson::heading("The exercise: the same vector v as query and key");
-    const Tensor v = Tensor::normal(Shape{head_dim}, 0.0f, 1.0f, generator);  // (H)
-    double length_squared = 0.0;
-    for (int64_t c = 0; c < head_dim; ++c) length_squared += static_cast<double>(v[c]) * v[c];
     std::printf("  v = (");
     for (int64_t c = 0; c < head_dim; ++c) std::printf("%s%+.3f", c ? ", " : "", v[c]);
-    std::printf("), |v|^2 = %.4f\n", length_squared);
+    std::printf("), |v|^2 = %.4f\n", length_squared(v));
     print_score(v, 3, 3);
     print_score(v, 3, 103);
     print_score(v, 13, 13);
     print_score(v, 13, 113);
 
-    // float32 scores of size |v|^2 carry about seven digits; 1e-4 * |v|^2 leaves room for the angles'
-    // own rounding and is still far below the gap between the two distances.
-    const double tolerance = 1e-4 * length_squared;
+    const double tolerance = score_tolerance(v);
     const double near_gap = std::abs(score(v, 3, 3) - score(v, 13, 13));
     const double far_gap = std::abs(score(v, 3, 103) - score(v, 13, 113));
     std::printf("  |score(3, 3) - score(13, 13)| = %.2e, |score(3, 103) - score(13, 113)| = %.2e (tolerance %.1e)\n",
@@ -213,8 +213,10 @@ int main(int argc, char** argv) {
     lesson::check(far_gap <= tolerance, "distance 100: moving both positions by +10 leaves the score unchanged");
     lesson::check(std::abs(score(v, 3, 103) - score(v, 3, 3)) > 1000 * tolerance,
                   "and the score does depend on the distance: 0 and 100 give different scores");
+}
 
-    // One more step than the exercise asks: any shift, not just +10.
+// Step 3. One more step than the exercise asks: any shift, not just +10.
+void shift_both_positions(const Tensor& v) {
     lesson::heading("Distance 100 at other places: the score follows the distance only");
     double worst_shift = 0.0;
     for (int64_t shift : {0, 1, 50, 500, 5000}) {
@@ -222,8 +224,21 @@ int main(int argc, char** argv) {
         worst_shift = std::max(worst_shift, std::abs(score(v, 3 + shift, 103 + shift) - score(v, 3, 103)));
     }
     std::printf("  largest change from the score at (3, 103): %.2e\n", worst_shift);
-    lesson::check(worst_shift <= tolerance, "shifts up to 5000 leave the score unchanged to 1e-4 * |v|^2");
+    lesson::check(worst_shift <= score_tolerance(v), "shifts up to 5000 leave the score unchanged to 1e-4 * |v|^2");
+}
 
-    if (interactive) try_positions(v);
+}  // namespace
+
+int main(int argc, char** argv) {
+    const bool interactive = lesson::take_arguments(argc, argv, "--try");
+    if (!interactive)
+        std::printf("This lesson is the worked solution of the exercise lessons/exercises/rope_rotation.cpp:\n"
+                    "try it first (make exercise EXERCISE=rope_rotation), then read on.\n");
+    wai::Generator generator(23);
+    check_apply_rope_against_the_library(generator);
+    const Tensor v = Tensor::normal(Shape{head_dim}, 0.0f, 1.0f, generator);  // (H), the exercise's vector
+    the_exercise(v);
+    shift_both_positions(v);
+    if (interactive) try_positions(v);  // Step 4, with --try: your own positions and shifts
     return lesson::finish("06");
 }

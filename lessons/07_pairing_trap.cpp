@@ -15,7 +15,6 @@
 #include "autograd/ops.hpp"
 #include "lessons/lesson.hpp"
 #include "nn/adamw.hpp"
-#include "autograd/ops.hpp"
 #include "positional/rope.hpp"
 #include "tasks/evaluate.hpp"
 
@@ -105,16 +104,11 @@ std::vector<int> predictions(const wai::Transformer& model, const wai::Batch& ba
     return answers;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-    lesson::take_arguments(argc, argv);
-    wai::set_threads(1);  // a small model: a second thread gains little, and it loses a lot on a busy machine
-
-    // 1. The mathematics. Take random queries and keys (T, H) = (16, 8). Score them with interleaved
-    // RoPE; then permute the dimensions of both into the half-split layout and score with half-split
-    // RoPE. Each pair is the same two numbers turned by the same angle, only stored elsewhere, and a
-    // dot product does not care in which order it adds its terms: the scores agree.
+// Step 1. The mathematics. Take random queries and keys (T, H) = (16, 8). Score them with interleaved
+// RoPE; then permute the dimensions of both into the half-split layout and score with half-split
+// RoPE. Each pair is the same two numbers turned by the same angle, only stored elsewhere, and a
+// dot product does not care in which order it adds its terms: the scores agree.
+void check_one_rotation_in_two_orders() {
     const int64_t T = 16, small_H = 8;
     lesson::heading("1. The two conventions are one rotation, stored in two orders (H = " + std::to_string(small_H) + ")");
     wai::Generator generator(7);
@@ -131,18 +125,39 @@ int main(int argc, char** argv) {
     std::printf("  the same without the permutation (the trap):                   largest difference %.2e\n", mixed_gap);
     lesson::check(permuted_gap < 1e-6, "with the fixed permutation the two conventions give the same scores");
     lesson::check(mixed_gap > 0.1, "without it they do not: the same numbers paired differently are other scores");
+}
 
-    // 2. The trap in a model. Train a small Transformer on lag with interleaved RoPE, as the chapter
-    // does. Then run the same weights through half-split RoPE, as loading RoFormer-style weights into
-    // rotate_half code would: nothing errors, the shapes all fit, and the answers are wrong.
+// A model trained with interleaved RoPE, and what it gave on its test batch as trained.
+struct TrainedModel {
+    std::unique_ptr<wai::Transformer> model;
+    // The trained model run with the other convention: a half-split RoPE in place of its own.
+    std::unique_ptr<wai::RotaryPositions> half_split;
+    wai::ForwardOptions with_half_split;
+    int64_t D = 0, H = 0, length = 0, vocab = 0;  // width, head dimension, sequence length, classes
+    wai::Batch test_batch;
+    double accuracy = 0.0;
+    std::vector<int> answers;  // (B, T): the argmax class at every position
+    Tensor logits;             // (B, T, V)
+};
+
+// Step 2. The trap in a model. Train a small Transformer on lag with interleaved RoPE, as the chapter
+// does, and keep what it gives on fresh test sequences.
+TrainedModel train_with_interleaved_rope() {
     lesson::heading("2. A model trained with interleaved RoPE, run with half-split RoPE");
     wai::TransformerConfig config;  // lag: 16 tokens in, 16 classes out
     config.dim = 32, config.heads = 2, config.mlp_hidden = 64;
-    const int64_t D = config.dim, H = config.dim / config.heads;
+    TrainedModel trained;
+    trained.D = config.dim, trained.H = config.dim / config.heads, trained.vocab = config.vocab;
+    const int64_t D = trained.D, H = trained.H;
     wai::Generator init(7), data(8), test(9);
-    wai::Transformer model(config, std::make_unique<wai::RotaryPositions>(H, 10000.0, RopePairing::interleaved), init);
+    trained.model = std::make_unique<wai::Transformer>(
+        config, std::make_unique<wai::RotaryPositions>(H, 10000.0, RopePairing::interleaved), init);
+    trained.half_split = std::make_unique<wai::RotaryPositions>(H, 10000.0, RopePairing::half_split);
+    trained.with_half_split.position = trained.half_split.get();
+    wai::Transformer& model = *trained.model;
     wai::AdamW optimizer(model.parameters());
     const int64_t steps = 200, batch_size = 32, length = 32, lag = 3;
+    trained.length = length;
     std::printf("  D = %lld, %lld layers, %lld heads of H = %lld, lag %lld, %lld steps of batch %lld at length %lld\n",
                 static_cast<long long>(D), static_cast<long long>(config.layers), static_cast<long long>(config.heads),
                 static_cast<long long>(H), static_cast<long long>(lag), static_cast<long long>(steps),
@@ -160,29 +175,35 @@ int main(int argc, char** argv) {
     std::printf("  trained in %.1f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 
     const int64_t test_sequences = 256;
-    const wai::Batch test_batch = wai::lag_batch(test, test_sequences, length, config.vocab, lag);
-    const double chance = 1.0 / static_cast<double>(config.vocab);
-    const double trained = wai::evaluate(model, test_batch, length).all.value();
-    const std::vector<int> trained_answers = predictions(model, test_batch);
-    const Tensor trained_logits = logits_of(model, test_batch);  // (B, T, V)
-    // The same weights run with the other convention: a half-split RoPE in place of the trained one.
-    const wai::RotaryPositions half_split(H, 10000.0, RopePairing::half_split);
-    wai::ForwardOptions with_half_split;
-    with_half_split.position = &half_split;
-    const double mixed = wai::evaluate(model, test_batch, length, with_half_split).all.value();
-    std::printf("  accuracy on %lld fresh sequences, interleaved as trained: %.3f\n", static_cast<long long>(test_sequences),
-                trained);
-    std::printf("  the same weights, half-split RoPE:                      %.3f   (chance %.3f)\n", mixed, chance);
-    lesson::check(trained > 0.95, "the model learns lag with interleaved RoPE (accuracy above 0.95)",
-                  "accuracy " + std::to_string(trained));
-    lesson::check(mixed < trained / 2, "run with the other convention, its accuracy falls below half of that",
-                  std::to_string(mixed) + " against " + std::to_string(trained));
+    trained.test_batch = wai::lag_batch(test, test_sequences, length, config.vocab, lag);
+    trained.accuracy = wai::evaluate(model, trained.test_batch, length).all.value();
+    trained.answers = predictions(model, trained.test_batch);
+    trained.logits = logits_of(model, trained.test_batch);
+    return trained;
+}
 
-    // 3. The repair is the permutation of part 1, applied once to the weights that make q and k: the
-    // rows of each attention's qkv weight and bias. Hugging Face's conversion script for Meta's Llama
-    // weights does the same to wq and wk. Every score is then the same sum in another order, so the
-    // model computes the same logits, up to float rounding: not just as many right answers, or the same
-    // argmax (a repair that forgets the biases can keep both while every logit moves).
+// Step 2, continued. Then run the same weights through half-split RoPE, as loading RoFormer-style
+// weights into rotate_half code would: nothing errors, the shapes all fit, and the answers are wrong.
+void run_with_half_split_rope(TrainedModel& trained) {
+    const double chance = 1.0 / static_cast<double>(trained.vocab);
+    const double mixed = wai::evaluate(*trained.model, trained.test_batch, trained.length, trained.with_half_split).all.value();
+    std::printf("  accuracy on %lld fresh sequences, interleaved as trained: %.3f\n",
+                static_cast<long long>(trained.test_batch.B), trained.accuracy);
+    std::printf("  the same weights, half-split RoPE:                      %.3f   (chance %.3f)\n", mixed, chance);
+    lesson::check(trained.accuracy > 0.95, "the model learns lag with interleaved RoPE (accuracy above 0.95)",
+                  "accuracy " + std::to_string(trained.accuracy));
+    lesson::check(mixed < trained.accuracy / 2, "run with the other convention, its accuracy falls below half of that",
+                  std::to_string(mixed) + " against " + std::to_string(trained.accuracy));
+}
+
+// Step 3. The repair is the permutation of step 1, applied once to the weights that make q and k: the
+// rows of each attention's qkv weight and bias. Hugging Face's conversion script for Meta's Llama
+// weights does the same to wq and wk. Every score is then the same sum in another order, so the
+// model computes the same logits, up to float rounding: not just as many right answers, or the same
+// argmax (a repair that forgets the biases can keep both while every logit moves).
+void repair_by_permuting_the_weights(TrainedModel& trained) {
+    const int64_t D = trained.D, H = trained.H;
+    wai::Transformer& model = *trained.model;
     lesson::heading(std::string("3. Permute the query and key rows of every qkv weight") +
                     (permute_bias ? " and bias" : ", not the biases") + ", keep half-split RoPE");
     const std::vector<int64_t> model_order = half_split_order(H);
@@ -199,40 +220,51 @@ int main(int argc, char** argv) {
                     static_cast<long long>(D), static_cast<long long>(2 * D - 1), static_cast<long long>(2 * D),
                     static_cast<long long>(3 * D - 1));
     }
-    const double repaired = wai::evaluate(model, test_batch, length, with_half_split).all.value();
-    const std::vector<int> repaired_answers = predictions(model, test_batch, with_half_split);
-    const Tensor repaired_logits = logits_of(model, test_batch, with_half_split);  // (B, T, V)
+    const double repaired = wai::evaluate(model, trained.test_batch, trained.length, trained.with_half_split).all.value();
+    const std::vector<int> repaired_answers = predictions(model, trained.test_batch, trained.with_half_split);
+    const Tensor repaired_logits = logits_of(model, trained.test_batch, trained.with_half_split);  // (B, T, V)
     double largest_logit_change = 0.0, largest_logit = 0.0;
-    for (int64_t j = 0; j < trained_logits.numel(); ++j) {
+    for (int64_t j = 0; j < trained.logits.numel(); ++j) {
         largest_logit_change =
-            std::max(largest_logit_change, std::abs(static_cast<double>(repaired_logits[j]) - trained_logits[j]));
-        largest_logit = std::max(largest_logit, std::abs(static_cast<double>(trained_logits[j])));
+            std::max(largest_logit_change, std::abs(static_cast<double>(repaired_logits[j]) - trained.logits[j]));
+        largest_logit = std::max(largest_logit, std::abs(static_cast<double>(trained.logits[j])));
     }
     // The same sums added in another order: float32 rounding, relative to the logits' size, and no more.
     const double logit_tolerance = 1e-5 * std::max(1.0, largest_logit);
     int64_t same_answers = 0;
-    for (size_t n = 0; n < trained_answers.size(); ++n) same_answers += trained_answers[n] == repaired_answers[n];
+    for (size_t n = 0; n < trained.answers.size(); ++n) same_answers += trained.answers[n] == repaired_answers[n];
     std::printf("  accuracy, permuted weights with half-split RoPE: %.3f\n", repaired);
     std::printf("  answers equal to the trained model's: %lld of %zu positions\n", static_cast<long long>(same_answers),
-                trained_answers.size());
+                trained.answers.size());
     std::printf("  logits against the trained model's: largest difference %.2e (largest logit %.2f, tolerance %.1e)\n",
                 largest_logit_change, largest_logit, logit_tolerance);
     if (!permute_bias) {
         // Each bias still adds its old rows' numbers where the permuted weight rows now sit: the query
         // and key of every position move, and so does every logit. The answers may or may not follow.
-        std::printf("  (the trained model's accuracy: %.3f)\n", trained);
+        std::printf("  (the trained model's accuracy: %.3f)\n", trained.accuracy);
         lesson::check(largest_logit_change > logit_tolerance,
                       "with the biases left as trained, the logits move by more than float rounding: the repair is incomplete",
                       "they differ by up to " + std::to_string(largest_logit_change));
-        return lesson::finish("07");
+        return;
     }
     lesson::check(largest_logit_change <= logit_tolerance,
                   "the permuted weights give back the trained model's logits, to float rounding",
                   "they differ by up to " + std::to_string(largest_logit_change));
-    lesson::check(repaired == trained, "and the trained accuracy, exactly",
-                  std::to_string(repaired) + " against " + std::to_string(trained));
-    lesson::check(same_answers == static_cast<int64_t>(trained_answers.size()),
+    lesson::check(repaired == trained.accuracy, "and the trained accuracy, exactly",
+                  std::to_string(repaired) + " against " + std::to_string(trained.accuracy));
+    lesson::check(same_answers == static_cast<int64_t>(trained.answers.size()),
                   "and the same answer at every position, scored or not",
-                  std::to_string(same_answers) + " of " + std::to_string(trained_answers.size()));
+                  std::to_string(same_answers) + " of " + std::to_string(trained.answers.size()));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    lesson::take_arguments(argc, argv);
+    wai::set_threads(1);  // a small model: a second thread gains little, and it loses a lot on a busy machine
+    check_one_rotation_in_two_orders();
+    TrainedModel trained = train_with_interleaved_rope();
+    run_with_half_split_rope(trained);
+    repair_by_permuting_the_weights(trained);
     return lesson::finish("07");
 }

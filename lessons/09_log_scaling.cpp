@@ -38,14 +38,24 @@ AttentionRow attend(int64_t keys, float match_score, float factor) {
     return {weights[0], entropy};
 }
 
-}  // namespace
+// The setting of the whole lesson: attention over train_keys keys in training, test_keys at test time,
+// and the factor log test_keys / log train_keys that log-length scaling multiplies every score by.
+struct Lengths {
+    int64_t train_keys, test_keys;
+    float factor;
+    std::string train, test;  // the two as text, for the claims
+};
 
-int main(int argc, char** argv) {
-    lesson::take_arguments(argc, argv);
-    const int64_t train_keys = 32, test_keys = 128;
-    const float factor = wai::log_length_scale(test_keys, train_keys);
-    const std::string train = std::to_string(train_keys), test = std::to_string(test_keys);
+// What step 1's table found, for step 2: each positive match score a and the share of the gap its
+// factor closed.
+using GapsClosed = std::vector<std::pair<float, double>>;
 
+// Step 1. One match among train_keys keys, then among test_keys with the same scores, then with the
+// scores multiplied by the factor: the match's weight and the row's entropy, for a list of match scores.
+GapsClosed compare_the_rows(const Lengths& lengths) {
+    const int64_t train_keys = lengths.train_keys, test_keys = lengths.test_keys;
+    const float factor = lengths.factor;
+    const std::string &train = lengths.train, &test = lengths.test;
     // The match's weight is e^a / (e^a + (N - 1)): the match keeps its score, but every extra key adds
     // its own e^0 to the denominator. Four times the keys, and the same learned scores buy less.
     lesson::heading("One match scored a, every other key 0: the match's weight and the row's entropy");
@@ -66,7 +76,7 @@ int main(int argc, char** argv) {
     std::string sharpens_detail, closer_detail, away_detail;  // the rows a check failed at, with their weights
     char row_text[96];
     double largest_gap_left = 0.0;
-    std::vector<std::pair<float, double>> closed_at;  // (a, share of the gap closed), for a > 0
+    GapsClosed closed_at;  // (a, share of the gap closed), for a > 0
     for (float a : {0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 8.0f}) {
         const AttentionRow short_row = attend(train_keys, a, 1.0f), long_row = attend(test_keys, a, 1.0f);
         const AttentionRow scaled_row = attend(test_keys, a, factor);
@@ -129,10 +139,15 @@ int main(int argc, char** argv) {
                       away_detail);
     std::printf("  largest distance left between the scaled %lld-key weight and the %lld-key weight: %.3f\n",
                 static_cast<long long>(test_keys), static_cast<long long>(train_keys), largest_gap_left);
+    return closed_at;
+}
 
-    // "Roughly", made exact. The scaled weight equals the 32-key weight when e^(ca) / 127 = e^a / 31,
-    // that is at a* = log(127/31) / (c - 1) for c = log 128 / log 32. One score, not all: below a* the
-    // factor restores part of the weight, above a* it overshoots and the row is sharper than at 32.
+// Step 2. "Roughly", made exact. The scaled weight equals the 32-key weight when e^(ca) / 127 = e^a / 31,
+// that is at a* = log(127/31) / (c - 1) for c = log 128 / log 32. One score, not all: below a* the
+// factor restores part of the weight, above a* it overshoots and the row is sharper than at 32.
+void find_where_the_factor_restores_the_weight(const Lengths& lengths, const GapsClosed& closed_at) {
+    const int64_t train_keys = lengths.train_keys, test_keys = lengths.test_keys;
+    const float factor = lengths.factor;
     lesson::heading("Where the factor restores the weight exactly");
     const double exact_score =
         std::log(static_cast<double>(test_keys - 1) / static_cast<double>(train_keys - 1)) / (factor - 1.0);
@@ -150,6 +165,17 @@ int main(int argc, char** argv) {
     lesson::check(attend(test_keys, below, factor).match_weight < attend(train_keys, below, 1.0f).match_weight &&
                       attend(test_keys, above, factor).match_weight > attend(train_keys, above, 1.0f).match_weight,
                   "one below a* the scaled weight falls short; one above, it overshoots");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    lesson::take_arguments(argc, argv);
+    const int64_t train_keys = 32, test_keys = 128;
+    const Lengths lengths{train_keys, test_keys, wai::log_length_scale(test_keys, train_keys), std::to_string(train_keys),
+                          std::to_string(test_keys)};
+    const GapsClosed closed_at = compare_the_rows(lengths);
+    find_where_the_factor_restores_the_weight(lengths, closed_at);
 
     // What it means for the experiment: the factor changes nothing learned and costs nothing, and it
     // helps where a model's trouble at 128 is dilution, as on seen with no positions (back to 96% in

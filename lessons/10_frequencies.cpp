@@ -43,18 +43,15 @@ std::string with_commas(double value, int decimals) {
     return result;
 }
 
-}  // namespace
+const int64_t H = 128;  // a Llama-sized head: 64 pairs
+const int64_t pairs = H / 2;
+const std::vector<double> bases = {10000.0, 500000.0};  // the original, and Llama 3's
+const double short_context = 8192, long_context = 131072;  // the chapter's two context lengths
 
-int main(int argc, char** argv) {
-    lesson::take_arguments(argc, argv);
-    const int64_t H = 128;  // a Llama-sized head: 64 pairs
-    const int64_t pairs = H / 2;
-    const std::vector<double> bases = {10000.0, 500000.0};  // the original, and Llama 3's
-    const double short_context = 8192, long_context = 131072;  // the chapter's two context lengths
-
-    // Pair 0 turns one radian per position (theta_0 = 1), a full turn every 2 pi = 6.3 positions: it
-    // tells neighbours apart. The last pair turns so slowly that a long context is a fraction of a turn.
-    // A larger base stretches every wavelength but pair 0's.
+// Step 1. Pair 0 turns one radian per position (theta_0 = 1), a full turn every 2 pi = 6.3 positions:
+// it tells neighbours apart. The last pair turns so slowly that a long context is a fraction of a
+// turn. A larger base stretches every wavelength but pair 0's. Returns each base's wavelengths.
+std::vector<std::vector<double>> show_the_wavelengths() {
     lesson::heading("Wavelength 2 pi / theta_i, in positions, head dimension " + std::to_string(H));
     std::printf("   pair");
     for (double base : bases) std::printf(" %18s", ("base " + with_commas(base, 0)).c_str());
@@ -83,10 +80,13 @@ int main(int argc, char** argv) {
                       name + ": pair " + std::to_string(pairs - 1) + "'s wavelength is 2 pi base^(" +
                           std::to_string(H - 2) + "/" + std::to_string(H) + "), " + with_commas(last_expected, 1));
     }
+    return table;
+}
 
-    // A pair whose wavelength exceeds the context never completes a turn inside it: across the whole
-    // context its angle only grows. Run a model on longer contexts than it trained on, and such pairs
-    // reach angles it never saw.
+// Step 2. A pair whose wavelength exceeds the context never completes a turn inside it: across the
+// whole context its angle only grows. Run a model on longer contexts than it trained on, and such
+// pairs reach angles it never saw.
+void count_pairs_short_of_a_turn(const std::vector<std::vector<double>>& table) {
     lesson::heading("Pairs that never finish one turn within a context");
     std::vector<int64_t> within_short, within_long;
     for (size_t b = 0; b < bases.size(); ++b) {
@@ -107,11 +107,13 @@ int main(int argc, char** argv) {
     lesson::check(more_with_larger_base, "each larger base leaves more pairs short of a full turn at both lengths");
     lesson::check(fewer_with_longer_context, "a " + with_commas(long_context / short_context, 0) +
                                                  "x longer context leaves fewer such pairs at every base");
+}
 
-    // The chapter's own model is tiny by comparison: H = 64, trained at length 32, tested at 128. The
-    // score of a query and a key d apart turns pair i by d * theta_i; training shows d up to 31, the
-    // test up to 127. A pair that finishes a turn within 31 has shown the model every angle; a slower
-    // one meets new angles at test time, from 31 theta_i up to 127 theta_i (one full turn at most).
+// Step 3. The chapter's own model is tiny by comparison: H = 64, trained at length 32, tested at 128.
+// The score of a query and a key d apart turns pair i by d * theta_i; training shows d up to 31, the
+// test up to 127. A pair that finishes a turn within 31 has shown the model every angle; a slower
+// one meets new angles at test time, from 31 theta_i up to 127 theta_i (one full turn at most).
+void compare_bases_for_the_experiments_model() {
     const int64_t model_H = 64, train_length = 32, test_length = 128;
     const std::vector<double> model_bases = {10000.0, 1000000.0};  // the chapter's rope and rope:1000000
     const double seen_in_training = train_length - 1, seen_at_test = test_length - 1;  // the longest distances
@@ -140,5 +142,14 @@ int main(int argc, char** argv) {
     lesson::check(new_angle_totals[1] < new_angle_totals[0],
                   "base " + with_commas(model_bases[1], 0) + " shows fewer radians of new angles at length " +
                       std::to_string(test_length) + " than base " + with_commas(model_bases[0], 0));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    lesson::take_arguments(argc, argv);
+    const std::vector<std::vector<double>> table = show_the_wavelengths();
+    count_pairs_short_of_a_turn(table);
+    compare_bases_for_the_experiments_model();
     return lesson::finish("10");
 }

@@ -91,24 +91,32 @@ Accuracies train_and_extend(const std::string& task) {
     return result;
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
-    lesson::take_arguments(argc, argv);
-    wai::set_threads(1);  // as each run of make experiment-extension
+// Each pair's frequency theta_i for the experiment's head, and what each method makes of it at s:
+// H/2 numbers each.
+struct Frequencies {
+    std::vector<double> theta, pi, ntk, yarn;
+    std::vector<double> kept;   // YaRN's code: the fraction of its own theta_i a pair keeps
+    std::vector<double> paper;  // yarn-paper's frequencies
+    std::vector<double> turns;  // r = L / lambda: the turns each pair makes within the training length
+};
 
-    // The experiment's head: H = 64, base rope_base (10,000 in make experiment-extension's "rope",
-    // 1,000,000 in its "rope:1000000"). Pair i turns by theta_i per position. Each method
-    // replaces theta_i by its own; none of them changes a weight of the model.
-    const std::vector<double> theta = wai::rope_frequencies(H, rope_base);
-    const std::vector<double> pi = wai::position_interpolation(theta, s);
-    const std::vector<double> ntk = wai::rope_frequencies(H, wai::ntk_scaled_base(rope_base, H, s));
-    const std::vector<double> yarn = wai::yarn_frequencies(H, rope_base, s, train_length);
-    const std::vector<double> kept = wai::yarn_kept_fractions(H, rope_base, train_length);
-    const std::vector<double> paper = wai::yarn_paper_frequencies(theta, s, train_length);
-    const std::vector<double> turns = wai::yarn_turns_within(theta, train_length);
-    const int64_t pairs = H / 2;
-    const std::string at_s = "s = " + number(s), L = std::to_string(train_length), test = std::to_string(test_length);
+constexpr int64_t pairs = H / 2;
+const std::string at_s = "s = " + number(s), L = std::to_string(train_length), test = std::to_string(test_length);
+
+// Step 1. The experiment's head: H = 64, base rope_base (10,000 in make experiment-extension's "rope",
+// 1,000,000 in its "rope:1000000"). Pair i turns by theta_i per position. Each method
+// replaces theta_i by its own; none of them changes a weight of the model.
+Frequencies show_each_methods_frequencies() {
+    Frequencies f;
+    f.theta = wai::rope_frequencies(H, rope_base);
+    f.pi = wai::position_interpolation(f.theta, s);
+    f.ntk = wai::rope_frequencies(H, wai::ntk_scaled_base(rope_base, H, s));
+    f.yarn = wai::yarn_frequencies(H, rope_base, s, train_length);
+    f.kept = wai::yarn_kept_fractions(H, rope_base, train_length);
+    f.paper = wai::yarn_paper_frequencies(f.theta, s, train_length);
+    f.turns = wai::yarn_turns_within(f.theta, train_length);
+    const std::vector<double>& theta = f.theta, &pi = f.pi, &ntk = f.ntk, &yarn = f.yarn, &kept = f.kept, &turns = f.turns;
     lesson::heading("Each pair's frequency theta_i, and what each method makes of it at " + at_s + " (H = " +
                     std::to_string(H) + ", base " + number(rope_base) + ", trained at " + L + ")");
     // kept: the fraction of its own theta_i a pair keeps, the rest being theta_i / s. YaRN's code ramps
@@ -122,20 +130,30 @@ int main(int argc, char** argv) {
                         wai::yarn_ramp(turns[i]));
     std::printf("  NTK's base: %g * %g^(%lld/%lld) = %.0f\n", rope_base, s, static_cast<long long>(H),
                 static_cast<long long>(H - 2), wai::ntk_scaled_base(rope_base, H, s));
+    return f;
+}
 
+// Step 2. What position interpolation and NTK-aware scaling do to the frequencies.
+void check_pi_and_ntk(const Frequencies& f) {
+    const std::vector<double>& theta = f.theta, &pi = f.pi, &ntk = f.ntk;
     bool pi_divides_all = true;
     for (size_t i = 0; i < theta.size(); ++i) pi_divides_all &= std::abs(theta[i] / pi[i] - s) < 1e-12;
     lesson::check(pi_divides_all, "position interpolation divides every pair's frequency by " + at_s);
     lesson::check(ntk[0] == theta[0] && std::abs(theta.back() / ntk.back() - s) < 1e-9,
                   "NTK-aware scaling leaves pair 0 as it is and divides the last pair by exactly s");
-    // YaRN's code finds the pairs that turn beta_fast = 32 and beta_slow = 1 times within the training
-    // length, d(32) and d(1) (fractional pair indices), rounds them outwards to whole pairs and ramps
-    // linearly in the pair index between them. Trained on 32 positions even pair 0 turns only 5.1
-    // times, so d(32) is below 0 and the ramp starts at pair 0: pair 0 is kept whole, and at base
-    // 10,000 pair i keeps 1 - i/6 up to pair 6, from which on every pair is interpolated fully (at
-    // base 1,000,000 the slow pairs turn fewer times, d(1) is 3.77, and pair i keeps 1 - i/4 up to
-    // pair 4). The paper's ramp, linear in r, keeps no pair: pair 0's r = 5.1 (at every base, as
-    // theta_0 = 1) is 0.13 of the way from 1 to 32.
+}
+
+// Step 3. YaRN's two ramps at the experiment's scale.
+// YaRN's code finds the pairs that turn beta_fast = 32 and beta_slow = 1 times within the training
+// length, d(32) and d(1) (fractional pair indices), rounds them outwards to whole pairs and ramps
+// linearly in the pair index between them. Trained on 32 positions even pair 0 turns only 5.1
+// times, so d(32) is below 0 and the ramp starts at pair 0: pair 0 is kept whole, and at base
+// 10,000 pair i keeps 1 - i/6 up to pair 6, from which on every pair is interpolated fully (at
+// base 1,000,000 the slow pairs turn fewer times, d(1) is 3.77, and pair i keeps 1 - i/4 up to
+// pair 4). The paper's ramp, linear in r, keeps no pair: pair 0's r = 5.1 (at every base, as
+// theta_0 = 1) is 0.13 of the way from 1 to 32.
+void check_yarns_ramps(const Frequencies& f) {
+    const std::vector<double>& kept = f.kept, &turns = f.turns;
     const wai::YarnCorrectionRange range = wai::yarn_correction_range(H, rope_base, train_length);
     int64_t whole = 0, fully = 0, paper_whole = 0, paper_fully = 0;
     for (int64_t i = 0; i < pairs; ++i) {
@@ -196,8 +214,11 @@ int main(int argc, char** argv) {
     lesson::check(paper_whole == 0 && wai::yarn_ramp(turns[0]) < 0.2,
                   "the paper's ramp over r keeps no pair whole: pair 0 keeps less than 0.2 of its frequency",
                   std::to_string(paper_whole) + " whole, pair 0 keeps " + std::to_string(wai::yarn_ramp(turns[0])));
-    // At the scale YaRN was made for (a LLaMA: H = 128, trained on 4096), the fast pairs turn hundreds
-    // of times within the training length and both ramps leave the same fastest pairs alone.
+}
+
+// Step 4. At the scale YaRN was made for (a LLaMA: H = 128, trained on 4096), the fast pairs turn hundreds
+// of times within the training length and both ramps leave the same fastest pairs alone.
+void check_yarn_at_a_llamas_scale() {
     int64_t kept_llama = 0, kept_llama_paper = 0;
     for (double k : wai::yarn_kept_fractions(128, 10000.0, 4096)) kept_llama += k == 1.0;
     for (double r : wai::yarn_turns_within(wai::rope_frequencies(128, 10000.0), 4096)) kept_llama_paper += wai::yarn_ramp(r) == 1.0;
@@ -206,12 +227,15 @@ int main(int argc, char** argv) {
                 static_cast<long long>(kept_llama), static_cast<long long>(kept_llama_paper));
     lesson::check(kept_llama == 21 && kept_llama_paper == 21,
                   "at H = 128 and L = 4096, both of YaRN's ramps keep the 21 fastest pairs untouched");
+}
 
-    // The course calls all of them "rescaling RoPE's frequency base after the fact". That is exact for
-    // NTK only. Any base b gives pair 0 the frequency b^0 = 1, so no base can reproduce position
-    // interpolation, which gives pair 0 1/s; YaRN changes each pair by its own factor and adds a
-    // temperature. ABF ("adjusted base frequency", Xiong et al. 2023; Llama 3's 500,000) is a base
-    // chosen before training goes on, not after: in whereami, the scheme rope:500000.
+// Step 5. The course calls all of them "rescaling RoPE's frequency base after the fact". That is exact for
+// NTK only. Any base b gives pair 0 the frequency b^0 = 1, so no base can reproduce position
+// interpolation, which gives pair 0 1/s; YaRN changes each pair by its own factor and adds a
+// temperature. ABF ("adjusted base frequency", Xiong et al. 2023; Llama 3's 500,000) is a base
+// chosen before training goes on, not after: in whereami, the scheme rope:500000.
+void check_which_is_a_rescaled_base(const Frequencies& f) {
+    const std::vector<double>& theta = f.theta, &pi = f.pi, &ntk = f.ntk;
     lesson::heading("Are they all a rescaled base?");
     const double implied_base = std::pow(theta.back() / s, -static_cast<double>(H) / (H - 2));  // the base PI's last pair implies
     const std::vector<double> from_implied = wai::rope_frequencies(H, implied_base);
@@ -221,10 +245,13 @@ int main(int argc, char** argv) {
                   "no base reproduces position interpolation: pair 0 is 1 for every base, PI's is 1/s");
     lesson::check(std::abs(wai::rope_frequencies(H, implied_base)[pairs - 1] / ntk.back() - 1.0) < 1e-9,
                   "and that base is NTK's: NTK-aware scaling is the one method that is a new base");
+}
 
-    // lag needs "exactly 3 back". RoPE tells distance 3 by the angle 3 * theta_i, mostly in the fast
-    // pairs (pair 0 turns 3 radians). PI turns it less: at s = 4 the model sees distance 3 as it saw
-    // 0.75. NTK and YaRN leave pair 0 alone; the paper's ramp squeezes it almost as PI does.
+// Step 6. lag needs "exactly 3 back". RoPE tells distance 3 by the angle 3 * theta_i, mostly in the fast
+// pairs (pair 0 turns 3 radians). PI turns it less: at s = 4 the model sees distance 3 as it saw
+// 0.75. NTK and YaRN leave pair 0 alone; the paper's ramp squeezes it almost as PI does.
+void check_the_angle_lag_depends_on(const Frequencies& f) {
+    const std::vector<double>& theta = f.theta, &pi = f.pi, &ntk = f.ntk, &yarn = f.yarn, &paper = f.paper;
     lesson::heading("The angle lag depends on: pair 0 at distance 3");
     const double angle = 3.0 * theta[0], angle_pi = 3.0 * pi[0], angle_ntk = 3.0 * ntk[0], angle_yarn = 3.0 * yarn[0],
                  angle_paper = 3.0 * paper[0];
@@ -232,25 +259,30 @@ int main(int argc, char** argv) {
                 angle, angle_pi, angle_ntk, angle_yarn, angle_paper, 3.0 * theta[1], 3.0 * ntk[1], 3.0 * yarn[1]);
     lesson::check(angle_ntk == angle && angle_yarn == angle && angle_pi < angle / 3.0 && angle_paper < angle / 2.0,
                   "NTK and YaRN keep pair 0's angle at distance 3; PI and the paper's ramp shrink it below half");
-    // YaRN's temperature, against the chapter's log-length scaling (lesson 09), both at test_length from
-    // train_length.
+}
+
+// Step 7. YaRN's temperature, against the chapter's log-length scaling (lesson 09), both at test_length
+// from train_length.
+void compare_yarns_temperature_with_log_length_scaling() {
     const double temperature = std::pow(wai::yarn_query_key_scale(s), 2.0);
     const double log_length = wai::log_length_scale(test_length, train_length);
     std::printf("  YaRN multiplies the logits by (0.1 ln %g + 1)^2 = %.3f; log-length scaling by log %lld/log %lld = %.3f\n",
                 s, temperature, static_cast<long long>(test_length), static_cast<long long>(train_length), log_length);
     lesson::check(temperature > 1.0 && temperature < log_length,
                   "both sharpen the softmax at " + test + "; YaRN's temperature a little less than log-length scaling");
+}
 
-    // Now a model. The experiment's model (D = 64, 2 layers, 1 head) with rope, 300 steps on each task
-    // (make experiment-extension trains 2000 and tests up to 512), then the trained weights tested at 128
-    // with each method at s = 4, and at 32 with s = 1. Seed 0 when this was written: lag at 128 0.992
-    // with no extension, 1.000 with NTK, 0.999 with YaRN, 0.076 with PI and 0.070 with yarn-paper
-    // (chance 0.0625); seen at 128 0.833 with none, 0.897 PI, 0.861 NTK, 0.937 YaRN, 0.955 yarn-paper.
-    // The tasks want opposite things: lag needs the fast pairs' exact angles (NTK and YaRN keep pair 0's,
-    // PI and the paper's ramp squeeze them); seen needs a content match at any distance, and is helped
-    // by keeping every angle inside what training showed (PI, the paper's ramp, YaRN for all but its
-    // fastest pairs) and by a sharper softmax (YaRN's temperature). make experiment-extension has the
-    // full picture.
+// Step 8. Now a model. The experiment's model (D = 64, 2 layers, 1 head) with rope, 300 steps on each task
+// (make experiment-extension trains 2000 and tests up to 512), then the trained weights tested at 128
+// with each method at s = 4, and at 32 with s = 1. Seed 0 gives: lag at 128 0.992
+// with no extension, 1.000 with NTK, 0.999 with YaRN, 0.076 with PI and 0.070 with yarn-paper
+// (chance 0.0625); seen at 128 0.833 with none, 0.897 PI, 0.861 NTK, 0.937 YaRN, 0.955 yarn-paper.
+// The tasks want opposite things: lag needs the fast pairs' exact angles (NTK and YaRN keep pair 0's,
+// PI and the paper's ramp squeeze them); seen needs a content match at any distance, and is helped
+// by keeping every angle inside what training showed (PI, the paper's ramp, YaRN for all but its
+// fastest pairs) and by a sharper softmax (YaRN's temperature). make experiment-extension has the
+// full picture.
+void test_a_trained_model_with_each_method() {
     lesson::heading("A small model trained here (" + std::to_string(train_steps) + " steps at " + L + "), tested at " +
                     test + " with each method");
     const Accuracies lag = train_and_extend("lag");
@@ -279,5 +311,20 @@ int main(int argc, char** argv) {
                                        : "above no extension (the 0.03 margin is base 10,000's)"),
                   "PI " + std::to_string(seen.extended[pi_method]) + ", YaRN " + std::to_string(seen.extended[yarn_method]) +
                       ", yarn-paper " + std::to_string(seen.extended[yarn_paper_method]) + " vs " + std::to_string(seen.plain));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    lesson::take_arguments(argc, argv);
+    wai::set_threads(1);  // as each run of make experiment-extension
+    const Frequencies frequencies = show_each_methods_frequencies();
+    check_pi_and_ntk(frequencies);
+    check_yarns_ramps(frequencies);
+    check_yarn_at_a_llamas_scale();
+    check_which_is_a_rescaled_base(frequencies);
+    check_the_angle_lag_depends_on(frequencies);
+    compare_yarns_temperature_with_log_length_scaling();
+    test_a_trained_model_with_each_method();
     return lesson::finish("11");
 }

@@ -1,6 +1,6 @@
-// Tests of autograd/'s machinery and arithmetic: backward accumulating over calls, NoGradScope,
-// shape errors, the graph being freed (a 100000-op chain included), gradcheck itself, and forward
-// values plus full-Jacobian gradchecks of add, subtract, multiply, scale, sum, mean and matmul.
+// Tests of autograd/'s machinery and arithmetic: backward accumulating over calls, retained interior
+// gradients, NoGradScope, shape errors, the graph being freed (a 100000-op chain included), gradcheck
+// itself, and forward values plus full-Jacobian gradchecks of add, subtract, multiply, scale, sum, mean and matmul.
 // Leaves out the other ops (tests/test_autograd_ops.cpp) and the tensor kernels (tests/test_tensor.cpp).
 #include "tests/catch.hpp"
 
@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/fast/fast_ops.hpp"
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "tensor/elementwise.hpp"
@@ -85,6 +86,34 @@ TEST_CASE("backward twice through a shared interior node accumulates twice", "[a
     y.backward();
     check_close(x.grad(), scale(first_x, 2.0f));
     check_close(w.grad(), scale(first_w, 2.0f));
+}
+
+TEST_CASE("retain_grad keeps an interior node's gradient after backward, a fast op's too", "[autograd][backward]") {
+    Value x = parameter(Shape{4}, 20), w = parameter(Shape{4}, 21);
+    const Value h = multiply(x, w);  // interior, retained
+    const Value g = fast::gelu(h);   // interior, retained: its op takes the incoming gradient
+    const Value u = multiply(g, g);  // interior, not retained
+    Value y = sum(u);                // y = sum(gelu(x w)^2)
+    h.node()->retain_grad = true;
+    g.node()->retain_grad = true;
+    y.backward();
+    REQUIRE(g.has_grad());
+    check_close(g.grad(), scale(g.value(), 2.0f));  // dy/dg = 2g
+    REQUIRE(h.has_grad());
+    const Tensor dh = h.grad();
+    CHECK_FALSE(u.has_grad());  // released as usual
+    // The leaves get what they get without retain_grad: the same graph built afresh, nothing retained.
+    Value x_plain(x.value(), true), w_plain(w.value(), true);
+    const Value g_plain = fast::gelu(multiply(x_plain, w_plain));
+    Value y_plain = sum(multiply(g_plain, g_plain));
+    y_plain.backward();
+    CHECK(numbers(x.grad()) == numbers(x_plain.grad()));
+    CHECK(numbers(w.grad()) == numbers(w_plain.grad()));
+    // A second backward computes the retained gradients afresh (they do not add up); the leaves' do.
+    y.backward();
+    CHECK(numbers(h.grad()) == numbers(dh));
+    check_close(g.grad(), scale(g.value(), 2.0f));
+    check_close(x.grad(), scale(x_plain.grad(), 2.0f));
 }
 
 TEST_CASE("only values that require a gradient get one", "[autograd][backward]") {

@@ -6,7 +6,9 @@
 // runs nothing of its own and makes no folder (experiment/make_variables.mk). RUN_FLAGS no run could start
 // with stop make experiment before its prune; a picture that cannot be written whole (a file-size
 // limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once; the
-// exercises' board names a crash by what the program printed, and no cause when it printed none.
+// exercises' board names a crash by what the program printed, and no cause when it printed none; make
+// lessons-run leaves lesson 06 for after its exercise, saying how to run it; make experiment
+// MY_SCHEMES runs a learner's own scheme under its own name.
 // Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment) and
 // the exercise checkers' verdicts (lessons/exercises/selftest.sh, on tests/exercises/).
 #include <filesystem>
@@ -312,4 +314,30 @@ TEST_CASE("make experiment MY_SCHEMES=mine: your scheme runs under its own name 
     const Outcome twice = make_in_source(folder, concat({"experiment"}, {"RESULTS=" + results, "SEEDS=0", "MY_SCHEMES=rope"}), "twice");
     CHECK(twice.status != 0);
     CHECK(holds(twice.err, "'rope' is one of the chapter's schemes"));
+}
+
+TEST_CASE("make lessons-run runs the lessons in order but 06, which waits for its exercise and says how to run it", "[cli]") {
+    // Three stand-in lessons that only say they ran, in place of build/lessons/ (the real ones train for
+    // minutes): make lessons-run walks LESSON_PROGRAMS as it walks the real ones.
+    Folder folder("lessons_run");
+    std::string programs;
+    for (const char* lesson : {"05_rope", "06_rope_exercise", "07_pairing_trap"}) {
+        const std::string path = folder.file(lesson);
+        write_bytes(path, std::string("#!/bin/sh\necho \"ran ") + lesson + "\"\n");
+        fs::permissions(path, fs::perms::owner_all);
+        programs += (programs.empty() ? "" : " ") + path;
+    }
+    const Outcome o = make_in_source(folder, {"lessons-run", "LESSON_PROGRAMS=" + programs});
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status == 0);
+    CHECK(holds(o.out, "ran 05_rope"));
+    CHECK(holds(o.out, "ran 07_pairing_trap"));
+    CHECK_FALSE(holds(o.out, "ran 06_rope_exercise"));
+    const size_t waits = o.out.find("==== 06_rope_exercise: not run here: it is the worked solution of the exercise "
+                                    "lessons/exercises/rope_rotation.cpp.");
+    REQUIRE(waits != std::string::npos);
+    CHECK(o.out.find("ran 05_rope") < waits);
+    CHECK(waits < o.out.find("ran 07_pairing_trap"));
+    CHECK(holds(o.out, "Solve that first (make exercise EXERCISE=rope_rotation says \"solved\"), then run: " +
+                           folder.file("06_rope_exercise")));
 }

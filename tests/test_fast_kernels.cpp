@@ -1,10 +1,11 @@
 // Tests of the fast kernels (autograd/fast/, positional/fast/), each against the plain ops it replaces:
 // the same values and gradients within float rounding, and a full-Jacobian gradcheck of its own.
 // The fused causal attention gets a hand example, one head, several heads, a scale, T = 1 and sizes
-// large enough for its OpenMP path, the no-gradient path and its shape errors. Leaves out the whole
-// model on both paths (test_kernels_setting.cpp).
+// large enough for its OpenMP path, RoPE'd inputs at the chapter's head size, the no-gradient path
+// and its shape errors. Leaves out the whole model on both paths (test_kernels_setting.cpp).
 #include "tests/catch.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <vector>
@@ -93,6 +94,29 @@ TEST_CASE("causal_attention gradients check against finite differences", "[fast]
             },
             inputs, GradcheckOptions{});
     }
+}
+
+TEST_CASE("causal_attention through RoPE at the chapter's head gives the plain chain's gradients", "[fast][causal_attention][rope]") {
+    // q, k, v (T, H) = (6, 8) drawn in that order from Generator(5); the sum of
+    // softmax(rope(q) rope(k)^T / sqrt(H), causal) v, fused and as the chain of plain ops.
+    const RopeTable table = make_rope_table(6, rope_frequencies(8, 10000.0), RopePairing::interleaved);
+    const float factor = 1.0f / std::sqrt(8.0f);
+    Generator generator(5);
+    std::vector<Value> plain, fused;
+    for (int i = 0; i < 3; ++i) {
+        const Tensor x = Tensor::normal(Shape{6, 8}, 0.0f, 1.0f, generator);  // (T, H)
+        plain.emplace_back(x, true);
+        fused.emplace_back(x, true);
+    }
+    sum(attention(rope(plain[0], table), rope(plain[1], table), plain[2], Value(), factor)).backward();
+    sum(fast::causal_attention(rope(fused[0], table), rope(fused[1], table), fused[2], Value(), factor)).backward();
+    double largest_difference = 0.0;
+    for (int input = 0; input < 3; ++input)
+        for (int64_t i = 0; i < 6 * 8; ++i)
+            largest_difference = std::max(largest_difference,
+                                          std::abs(double(plain[input].grad()[i]) - double(fused[input].grad()[i])));
+    INFO("largest gradient difference " << largest_difference);
+    CHECK(largest_difference <= 1e-5);
 }
 
 TEST_CASE("causal_attention without gradients gives the same numbers", "[fast][causal_attention]") {

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 namespace {
@@ -86,4 +88,25 @@ TEST_CASE("lesson 00 under a file-size limit: its graph's pictures are whole or 
     const Run again = run(lesson_path("00"));
     CHECK(again.output.find("drawn: " + folder + "/00_engine_graph.svg") != std::string::npos);
     CHECK(again.output.find("drawn: " + folder + "/00_engine_graph.png") != std::string::npos);
+}
+
+TEST_CASE("lesson 00 draws every node's gradient, the interior ones too", "[lessons][lesson00]") {
+    const std::string folder = std::filesystem::path(lesson_path("00")).parent_path().string();
+    const Run r = run(lesson_path("00"));
+    INFO(r.output);
+    REQUIRE(r.exit_code == 0);
+    std::ifstream file(folder + "/00_engine_graph.dot");
+    std::stringstream dot;
+    dot << file.rdbuf();
+    INFO(dot.str());
+    // One box per value: x needs no gradient; every other value shows its own, loss its seed 1.
+    for (const char* name : {"W", "b", "xW", "y", "y_squared"})
+        CHECK(dot.str().find(std::string("{") + name + " | ") != std::string::npos);
+    CHECK(dot.str().find("| grad none kept") == std::string::npos);
+    CHECK(dot.str().find("{x | leaf (2, 2) | value [1 2; 3 4] | grad not needed}") != std::string::npos);
+    CHECK(dot.str().find("{loss | sum () | value ") != std::string::npos);
+    CHECK(dot.str().find("| grad [1]}") != std::string::npos);
+    size_t gradients = 0;
+    for (size_t at = dot.str().find("| grad ["); at != std::string::npos; at = dot.str().find("| grad [", at + 1)) ++gradients;
+    CHECK(gradients == 6);
 }

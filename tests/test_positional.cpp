@@ -1,7 +1,7 @@
 // Tests of positional/: the chapter's RoPE facts (scores depend only on n - m, rotation keeps length),
-// the fast rotation against its reference loop, the rope op's gradient, the two pairing conventions,
-// ALiBi's slopes and penalty, the sinusoid table, the learned table's limit, spec parsing and
-// log-length scaling. Leaves out training with each scheme (tests/test_tasks.cpp runs a tiny one).
+// the fast rotation against its reference loop, the rope op's gradient and attention's through it, the
+// two pairing conventions, ALiBi's slopes and penalty, the sinusoid table, the learned table's limit,
+// spec parsing and log-length scaling. Leaves out training with each scheme (tests/test_tasks.cpp runs a tiny one).
 #include "tests/catch.hpp"
 
 #include <algorithm>
@@ -70,6 +70,15 @@ void check_within(const Tensor& actual, const Tensor& expected, double margin) {
     CHECK(worst <= margin);
 }
 
+// The chapter's head (H = 8, base 10,000, interleaved pairs) over six positions, three leaves q, k, v (T, H) =
+// (6, 8) drawn in that order from Generator(5).
+std::vector<Value> chapter_head_qkv() {
+    Generator generator(5);
+    std::vector<Value> qkv;
+    for (int i = 0; i < 3; ++i) qkv.emplace_back(Tensor::normal(Shape{6, 8}, 0.0f, 1.0f, generator), true);
+    return qkv;
+}
+
 }  // namespace
 
 TEST_CASE("RoPE: the score of a query at m and a key at n depends only on n - m", "[positional][rope]") {
@@ -126,6 +135,26 @@ TEST_CASE("rope op: full-Jacobian gradcheck, both pairings", "[positional][rope]
         CHECK(result.entries == 48 * 48);
         CHECK(result.passed);
     }
+}
+
+TEST_CASE("rope op at the chapter's head (T = 6, H = 8): its backward, the rotation backwards, is the full Jacobian",
+          "[positional][rope]") {
+    const RopeTable table = make_rope_table(6, rope_frequencies(8, 10000.0), RopePairing::interleaved);
+    const Value q = chapter_head_qkv()[0];
+    const GradcheckResult result =
+        gradcheck([&](const std::vector<Value>& in) { return rope(in[0], table); }, {q}, default_tolerance);
+    INFO("worst entry: " << result.worst << " (abs error " << result.max_abs_error << ")");
+    CHECK(result.entries == 48 * 48);
+    CHECK(result.passed);
+}
+
+TEST_CASE("attention through RoPE, the chain of plain ops: full-Jacobian gradcheck of q, k and v", "[positional][rope]") {
+    // softmax(rope(q) rope(k)^T / sqrt(H), causal) v
+    const RopeTable table = make_rope_table(6, rope_frequencies(8, 10000.0), RopePairing::interleaved);
+    const float factor = 1.0f / std::sqrt(8.0f);
+    check_gradients(
+        [&](const std::vector<Value>& in) { return attention(rope(in[0], table), rope(in[1], table), in[2], Value(), factor); },
+        chapter_head_qkv(), default_tolerance);
 }
 
 TEST_CASE("RoPE pairing conventions give the same scores up to a fixed permutation of dimensions",
