@@ -37,6 +37,8 @@ int max_threads();
 int parse_thread_count(const std::string& text, const std::string& what);
 // The kernel family OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
 const char* blas_kernels();
+// The threads OpenBLAS runs a product on (openblas_get_num_threads).
+int blas_threads();
 // Where that choice came from: OpenBLAS's own detection, the start-up's rule, or OPENBLAS_CORETYPE in
 // the environment, and then what OpenBLAS alone would pick (asked of a copy of this program started
 // without it, which prints its kernels and exits).
