@@ -84,6 +84,7 @@ help:
 	@echo "make test-debian RELEASE=trixie  make experiment and make test in a fresh Debian 13 root (bookworm: 12), as root"
 	@echo "make test-arm64 the test program and two lessons cross-built for arm64, run under qemu-user"
 	@echo "make web        train_position and the lessons as WebAssembly for node, into build/web/ (Emscripten)"
+	@echo "make test-web   those under node held to the native programs (not part of make test)"
 	@echo "make clean      remove build/"
 
 # One line naming the missing package, instead of a wall of compiler errors.
