@@ -4,14 +4,14 @@
 #                   into build/web/: NAME.js and NAME.wasm each, run from any folder as
 #                   node build/web/train_position.js lag rope 0 --steps 100
 #   make test-web   those programs under node held to the native ones (tests/web_agreement.sh), in
-#                   about 3 minutes; not part of make test
+#                   under 3 minutes on the machine of docs/platforms.md; not part of make test
 # The same sources as the native build but for the files only a native process has, which the web
 # build leaves out (WEB_NATIVE_ONLY), and the *_web.cpp files it has in their place: matrix products
 # through tensor/gemm_portable.cpp's blocked loop instead of OpenBLAS, the start-up of
 # startup/startup_web.cpp, and the OpenMP calls answered for one thread (startup/openmp_web.cpp).
 # Compiled with -O2 -msimd128 (WebAssembly's 128-bit vectors, which the compiler finds by itself)
 # and -fopenmp-simd: the `#pragma omp simd` hints count, the parallel regions run on the one thread.
-# Debian 12's Emscripten (3.1.6) needs, found out here:
+# Debian 12's Emscripten (3.1.6) under node 20 needs:
 #   - NODE_PATH=/usr/share/nodejs for each em++ that links: its JavaScript minifier needs Debian's
 #     acorn (node-acorn) and does not look there itself;
 #   - -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0: its glue would load the .wasm with fetch, which
