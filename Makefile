@@ -47,7 +47,8 @@ LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,
 LDLIBS   := -lopenblas -lm
 
 PROGRAM_SOURCES := $(wildcard programs/*.cpp)
-LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES),$(wildcard tensor/*.cpp autograd/*.cpp autograd/fast/*.cpp nn/*.cpp positional/*.cpp positional/fast/*.cpp tasks/*.cpp \
+# A file named *_web.cpp stands in for a native one in the web build (platform/web.mk), never here.
+LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES) %_web.cpp,$(wildcard tensor/*.cpp autograd/*.cpp autograd/fast/*.cpp nn/*.cpp positional/*.cpp positional/fast/*.cpp tasks/*.cpp \
                  startup/*.cpp files/*.cpp experiment/*.cpp))
 LIB_OBJECTS := $(LIB_SOURCES:%.cpp=$(BUILD)/%.o)
 LIBRARY     := $(BUILD)/libwhereami.a
@@ -86,6 +87,8 @@ help:
 	@echo "make valgrind   one short train_position run under valgrind; make fuzz  the weight-file reader under libFuzzer"
 	@echo "make test-debian RELEASE=trixie  make experiment and make test in a fresh Debian 13 root (bookworm: 12), as root"
 	@echo "make test-arm64 the test program and two lessons cross-built for arm64, run under qemu-user"
+	@echo "make web        train_position and the lessons as WebAssembly for node, into build/web/ (Emscripten)"
+	@echo "make test-web   those under node held to the native programs (not part of make test)"
 	@echo "make clean      remove build/"
 
 # One line naming the missing package, instead of a wall of compiler errors.
@@ -272,6 +275,6 @@ clean:
 include lessons/lessons.mk
 include experiment/extension.mk experiment/cluster.mk plots/plots.mk
 include tests/reliability.mk tests/fuzz/fuzz.mk
-include platform/platforms.mk
+include platform/platforms.mk platform/web.mk
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)

@@ -95,7 +95,7 @@ std::vector<double> show_frequencies() {
     for (size_t i = 0; i < theta.size(); ++i) {
         const bool interleaved = pairing == wai::RopePairing::interleaved;
         std::printf("  pair %zu (dims %zu, %zu): theta %.6f\n", i, interleaved ? 2 * i : i,
-                    interleaved ? 2 * i + 1 : i + H / 2, theta[i]);
+                    interleaved ? 2 * i + 1 : i + size_t(H / 2), theta[i]);
         chapter_formula = chapter_formula && relatively_close(theta[i], std::pow(base, -2.0 * double(i) / H), 1e-12);
     }
     // The chapter's formula at any H and base; its own frequencies only at its H = 8 and base 10,000.

@@ -1,10 +1,17 @@
 // Integer and real number parsing: the text is checked against the one rule character by
-// character, then std::from_chars reads it (no locale, no leading spaces, no '+').
+// character, then read: integers by std::from_chars, reals by strtod_l in the "C" locale (the
+// correctly rounded reader every C library has; std::from_chars for double is missing from some
+// standard libraries, the web build's among them). A real whose value underflows to zero, or
+// overflows, is refused; a subnormal one is read (as std::from_chars does).
 // Leaves out locales: the decimal point is always '.'.
 #include "positional/number_text.hpp"
 
+#include <locale.h>
+
+#include <cerrno>
 #include <charconv>
 #include <cmath>
+#include <cstdlib>
 #include <stdexcept>
 
 namespace wai {
@@ -58,11 +65,15 @@ int64_t parse_integer(const std::string& text, const std::string& what) {
 }
 
 double parse_real(const std::string& text, const std::string& what) {
-    double value = 0.0;
-    const char* end = text.data() + text.size();
     if (looks_like_real(text)) {
-        const auto [stop, error] = std::from_chars(text.data(), end, value);
-        if (error == std::errc() && stop == end && std::isfinite(value)) return value;
+        static const locale_t c_locale = newlocale(LC_ALL_MASK, "C", locale_t(0));
+        if (c_locale != locale_t(0)) {
+            char* stop = nullptr;
+            errno = 0;
+            const double value = strtod_l(text.c_str(), &stop, c_locale);
+            const bool underflow_to_zero = errno == ERANGE && value == 0.0;
+            if (stop == text.c_str() + text.size() && std::isfinite(value) && !underflow_to_zero) return value;
+        }
     }
     throw std::invalid_argument(what + " needs a number, got '" + text + "'");
 }

@@ -18,7 +18,6 @@
 // Progress goes to stderr when it is a terminal. Bad input: one line naming the fault, exit code 2; a run
 // that fails (an unreadable or corrupt weight file, a loss that is not finite, memory): one line, exit code 1.
 // Leaves out running several runs (make experiment does that).
-#include <cblas.h>
 #include <omp.h>
 #include <unistd.h>
 
@@ -207,7 +206,7 @@ int main(int argc, char** argv) {
     if (options.verbose)
         std::fprintf(stderr, "train_position: --kernels %s; OpenBLAS %s kernels: %s; %d OpenMP thread%s, OpenBLAS %d\n",
                      kernels_name(options.kernels), blas_kernels(), blas_kernels_origin().c_str(), omp_get_max_threads(),
-                     omp_get_max_threads() == 1 ? "" : "s", openblas_get_num_threads());
+                     omp_get_max_threads() == 1 ? "" : "s", blas_threads());
     options.files.load_notice = [](const std::string& note) { std::fprintf(stderr, "train_position: %s\n", note.c_str()); };
     try {
         ProgressLine line;

@@ -27,6 +27,8 @@ namespace wai {
 
 const char* blas_kernels() { return openblas_get_corename(); }
 
+int blas_threads() { return openblas_get_num_threads(); }
+
 namespace {
 
 // Set in the environment when the start-up's rule names the kernels, so that the program it starts

@@ -16,6 +16,8 @@
 //     threads and their buffers). The environment is checked before OpenBLAS loads, and so is its
 //     room under an address-space limit (startup/startup_checks.hpp).
 //   - Standard output is checked at exit (startup/output_check.hpp).
+// The web build, with neither OpenBLAS nor OpenMP, has startup/startup_web.cpp in place of this
+// header's native file (startup/openblas_startup.cpp): no re-exec, one thread.
 // Leaves out pinning threads to cores, and systems other than glibc on x86-64 and arm64 (on arm64
 // the kernels are OpenBLAS's own choice).
 #pragma once
@@ -37,6 +39,8 @@ int max_threads();
 int parse_thread_count(const std::string& text, const std::string& what);
 // The kernel family OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
 const char* blas_kernels();
+// The threads OpenBLAS runs a product on (openblas_get_num_threads).
+int blas_threads();
 // Where that choice came from: OpenBLAS's own detection, the start-up's rule, or OPENBLAS_CORETYPE in
 // the environment, and then what OpenBLAS alone would pick (asked of a copy of this program started
 // without it, which prints its kernels and exits).

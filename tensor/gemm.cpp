@@ -1,21 +1,10 @@
-// Matrix products through cblas_sgemm, and the reference loop they are tested against.
-// Leaves out our own blocked kernels: OpenBLAS's are near the machine's peak (docs/performance.md, section 3).
+// Matrix products: the shapes of a product (plan_matmul), matmul through sgemm, and the reference
+// loop sgemm is tested against. sgemm itself is tensor/gemm_openblas.cpp (cblas_sgemm), or in the
+// web build tensor/gemm_web.cpp.
+// Leaves out the kernels themselves.
 #include "tensor/gemm.hpp"
 
-#include <cblas.h>
-
 namespace wai {
-
-void sgemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A, const float* B,
-           float beta, float* C) {
-    if (M == 0 || N == 0) return;
-    // Leading dimensions are the row lengths of A and B as they are stored.
-    const int64_t lda = trans_a ? M : K;
-    const int64_t ldb = trans_b ? K : N;
-    cblas_sgemm(CblasRowMajor, trans_a ? CblasTrans : CblasNoTrans, trans_b ? CblasTrans : CblasNoTrans,
-                static_cast<int>(M), static_cast<int>(N), static_cast<int>(K), alpha, A,
-                static_cast<int>(lda), B, static_cast<int>(ldb), beta, C, static_cast<int>(N));
-}
 
 void sgemm_reference(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha,
                      const float* A, const float* B, float beta, float* C) {

@@ -1,11 +1,15 @@
 // Tests of positional/: the chapter's RoPE facts (scores depend only on n - m, rotation keeps length),
 // the fast rotation against its reference loop, the rope op's gradient and attention's through it, the
 // two pairing conventions, ALiBi's slopes and penalty, the sinusoid table, the learned table's limit,
-// spec parsing and log-length scaling. Leaves out training with each scheme (tests/test_tasks.cpp runs a tiny one).
+// spec parsing and log-length scaling, and the numbers a spec holds (parse_real, held to
+// std::from_chars). Leaves out training with each scheme (tests/test_tasks.cpp runs a tiny one).
 #include "tests/catch.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -18,6 +22,7 @@
 #include "positional/learned.hpp"
 #include "positional/length_scaling.hpp"
 #include "positional/make_position.hpp"
+#include "positional/number_text.hpp"
 #include "positional/rope.hpp"
 #include "positional/sinusoid.hpp"
 #include "positional/spec.hpp"
@@ -328,6 +333,43 @@ TEST_CASE("spec parser refuses anything else, listing the valid forms", "[positi
         CHECK_THROWS_AS(parse_position_spec(text), std::invalid_argument);
         CHECK_THROWS_WITH(parse_position_spec(text), ContainsSubstring(position_spec_forms));
     }
+}
+
+TEST_CASE("parse_real reads exactly what std::from_chars reads, and refuses what it refuses", "[positional][spec]") {
+    // std::from_chars for double is what parse_real used before it read with strtod_l (which every C
+    // library has): the same double, bit for bit, and the same refusals, past the range and at its
+    // edges included (a subnormal is read; a value that underflows to zero is refused).
+    std::vector<std::string> texts = {"0", "-0", "0.5", ".5", "2.", "1e-3", "1E+3", "-2", "0.1", "1e23", "1e308", "1e309",
+                                      "1e400", "1e-400", "1e-310", "4.9e-324", "2.5e-324", "2.4e-324", "5e-324",
+                                      "2.2250738585072011e-308", "1.7976931348623157e308", "1.7976931348623158e308",
+                                      "1.7976931348623159e308", "0e999999", "1e-2147483649", "9007199254740993",
+                                      "1.00000000000000011102230246251565404236316680908203125",
+                                      "1.00000000000000011102230246251565404236316680908203126", "123456789012345678901234567890"};
+    Generator generator(21);
+    for (int i = 0; i < 20000; ++i) {  // doubles of every exponent, printed to 1 to 19 digits
+        const uint64_t bits = generator.next_u64();
+        double x = 0;
+        std::memcpy(&x, &bits, sizeof x);
+        if (!std::isfinite(x)) continue;
+        char text[64];
+        std::snprintf(text, sizeof text, "%.*g", 1 + static_cast<int>(generator.integer(19)), x);
+        texts.push_back(text);
+    }
+    int read = 0;
+    for (const std::string& text : texts) {
+        INFO("'" << text << "'");
+        double expected = 0;
+        const auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), expected);
+        const bool readable = error == std::errc() && stop == text.data() + text.size() && std::isfinite(expected);
+        if (!readable) {
+            CHECK_THROWS_WITH(parse_real(text, "x"), "x needs a number, got '" + text + "'");
+            continue;
+        }
+        const double value = parse_real(text, "x");
+        CHECK(std::memcmp(&value, &expected, sizeof value) == 0);
+        ++read;
+    }
+    CHECK(read > 19000);
 }
 
 TEST_CASE("log-length scaling: log(T) / log(T_train)", "[positional][scaling]") {

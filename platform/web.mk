@@ -1,0 +1,132 @@
+# whereami as WebAssembly, run by node (included by the Makefile):
+#   make web        the library (tensor/ autograd/ nn/ positional/ tasks/, plain and fast kernels, with
+#                   files/ and experiment/), train_position and every lesson, built by Emscripten's em++
+#                   into build/web/: NAME.js and NAME.wasm each, run from any folder as
+#                   node build/web/train_position.js lag rope 0 --steps 100
+#   make test-web   those programs under node held to the native ones (tests/web_agreement.sh), in
+#                   under 3 minutes on the machine of docs/platforms.md; not part of make test
+# The same sources as the native build but for the files only a native process has, which the web
+# build leaves out (WEB_NATIVE_ONLY), and the *_web.cpp files it has in their place: matrix products
+# through tensor/gemm_portable.cpp's blocked loop instead of OpenBLAS, the start-up of
+# startup/startup_web.cpp, and the OpenMP calls answered for one thread (startup/openmp_web.cpp).
+# Compiled with -O2 -msimd128 (WebAssembly's 128-bit vectors, which the compiler finds by itself)
+# and -fopenmp-simd: the `#pragma omp simd` hints count, the parallel regions run on the one thread.
+# Debian 12's Emscripten (3.1.6) under node 20 needs:
+#   - NODE_PATH=/usr/share/nodejs for each em++ that links: its JavaScript minifier needs Debian's
+#     acorn (node-acorn) and does not look there itself;
+#   - -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0: its glue would load the .wasm with fetch, which
+#     node 20 refuses for a file path; compiled at once, it is read from beside the .js, from any folder;
+#   - -sEXIT_RUNTIME=1: without it a program's last output may stay unflushed and its atexit
+#     handlers (startup/output_check.hpp) never run;
+#   - -fexceptions: the C++ exceptions the programs catch (bad arguments, bad files) are caught, with
+#     the exception-enabled libc++ it ships prebuilt;
+#   - -sNODERAWFS=1: files are the machine's own (--save, --load, lesson 05's data), read and written
+#     through node, and -sFORCE_FILESYSTEM=1 gives that to every program, so that standard output is
+#     file descriptor 1 itself (written as written, a failed write seen) even in a program that opens
+#     no file; -sALLOW_MEMORY_GROWTH=1 up to 4 GiB for the largest runs. NODERAWFS calls
+#     standard input, output and error terminals whatever they are: startup/startup_web.js (--pre-js)
+#     asks node.
+# Leaves out a browser page (these are node programs), threads (WebAssembly threads need
+# SharedArrayBuffer and a worker per thread), collect_results and collect_extension, the exercises,
+# and libc++'s own bounds checks (the lessons' checked indexing, WAI_CHECKED_INDEXING, is kept).
+.PHONY: web test-web check-web-deps
+
+WEB_BUILD     := build/web
+EMXX          := em++
+EMAR          := emar
+WEB_NODE      := node
+WEB_NODE_PATH := /usr/share/nodejs
+WEB_PACKAGES  := emscripten
+WEB_OPTIMISE  := -O2 -msimd128
+# Header-only libraries come from Debian's /usr/include, which em++ does not search (its C library
+# is its own): each is linked into $(WEB_BUILD)/include, the one folder of them it is told about.
+WEB_HEADER_LIBRARIES := /usr/include/nlohmann
+WEB_INCLUDE   := $(WEB_BUILD)/include
+WEB_CXXFLAGS  := -std=c++20 $(WEB_OPTIMISE) -fno-math-errno -fopenmp-simd -fexceptions -Wall -Wextra -I. -isystem $(WEB_INCLUDE) -MMD -MP
+WEB_PRE_JS    := startup/startup_web.js
+WEB_LDFLAGS   := $(WEB_OPTIMISE) -fexceptions -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 -sEXIT_RUNTIME=1 \
+                 -sNODERAWFS=1 -sFORCE_FILESYSTEM=1 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB --pre-js $(WEB_PRE_JS)
+WEB_CHECKED_FLAGS := -DWAI_CHECKED_INDEXING
+
+# What only a native process has: OpenBLAS's sgemm, and the start-up around OpenBLAS and OpenMP.
+WEB_NATIVE_ONLY    := tensor/gemm_openblas.cpp startup/openblas_startup.cpp startup/startup_checks.cpp startup/thread_policy.cpp
+WEB_ONLY_SOURCES   := $(wildcard tensor/*_web.cpp startup/*_web.cpp)
+WEB_LIB_SOURCES    := $(filter-out $(WEB_NATIVE_ONLY),$(LIB_SOURCES)) $(WEB_ONLY_SOURCES)
+WEB_LIBRARY        := $(WEB_BUILD)/libwhereami.a
+WEB_CHECKED_LIBRARY := $(WEB_BUILD)/checked/libwhereami.a
+WEB_LESSONS        := $(LESSON_SOURCES:lessons/%.cpp=$(WEB_BUILD)/lessons/%.js)
+WEB_PROGRAMS       := $(WEB_BUILD)/train_position.js $(WEB_LESSONS)
+
+# As the native build: objects depend on the flags they were built with (rewritten only on a change).
+WEB_FLAGS_FILE := $(WEB_BUILD)/compile_flags.txt
+WEB_FLAGS_TEXT := $(EMXX) $(WEB_CXXFLAGS) | checked: $(WEB_CHECKED_FLAGS) | fast_math: $(FAST_MATH_OBJECTS) -ffast-math
+WEB_LINK_FLAGS_FILE := $(WEB_BUILD)/link_flags.txt
+WEB_LINK_FLAGS_TEXT := $(EMXX) $(WEB_LDFLAGS)
+ifneq ($(filter web test-web $(WEB_BUILD)/%,$(MAKECMDGOALS)),)
+  ifneq ($(shell cat $(WEB_FLAGS_FILE) 2>/dev/null),$(WEB_FLAGS_TEXT))
+    $(shell mkdir -p $(WEB_BUILD) && printf '%s\n' '$(WEB_FLAGS_TEXT)' > $(WEB_FLAGS_FILE))
+  endif
+  ifneq ($(shell cat $(WEB_LINK_FLAGS_FILE) 2>/dev/null),$(WEB_LINK_FLAGS_TEXT))
+    $(shell mkdir -p $(WEB_BUILD) && printf '%s\n' '$(WEB_LINK_FLAGS_TEXT)' > $(WEB_LINK_FLAGS_FILE))
+  endif
+endif
+
+web: check-web-deps $(WEB_LIBRARY) $(WEB_PROGRAMS)
+
+# Emscripten from Debian (it brings node-acorn and binaryen); installed here when root may, as
+# make test-arm64 does its cross compiler.
+check-web-deps:
+	@missing=$$(for p in $(WEB_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done); \
+	if [ -n "$$missing" ] && ! command -v $(EMXX) >/dev/null; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "web: missing $$missing(Debian's Emscripten); as root, run: apt-get update && apt-get install -y $$missing" >&2; exit 1; fi; \
+	  echo "web: installing $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; fi
+	@command -v $(WEB_NODE) >/dev/null || { echo "web: missing node, which runs Emscripten and the programs (Debian package nodejs)" >&2; exit 1; }
+
+$(WEB_INCLUDE)/.linked:
+	@mkdir -p $(WEB_INCLUDE)
+	@for library in $(WEB_HEADER_LIBRARIES); do \
+	  test -d $$library || { echo "web: missing $$library (run 'make deps')" >&2; exit 1; }; \
+	  ln -sfn $$library $(WEB_INCLUDE)/$$(basename $$library); done
+	@touch $@
+
+$(WEB_BUILD)/%.o: %.cpp $(WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked
+	@mkdir -p $(dir $@)
+	$(EMXX) $(WEB_CXXFLAGS) -c $< -o $@
+$(WEB_BUILD)/checked/%.o: %.cpp $(WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked
+	@mkdir -p $(dir $@)
+	$(EMXX) $(WEB_CXXFLAGS) $(WEB_CHECKED_FLAGS) -c $< -o $@
+# As natively, -ffast-math for the two files of transcendental loops; their `omp simd` loops of exp
+# and erf stay scalar here (WebAssembly has no vector versions of them), which clang would warn of.
+$(addprefix $(WEB_BUILD)/,$(FAST_MATH_OBJECTS)) $(addprefix $(WEB_BUILD)/checked/,$(FAST_MATH_OBJECTS)): WEB_CXXFLAGS += -ffast-math -Wno-pass-failed
+
+$(WEB_LIBRARY): $(WEB_LIB_SOURCES:%.cpp=$(WEB_BUILD)/%.o)
+	@rm -f $@
+	$(EMAR) rcs $@ $^
+$(WEB_CHECKED_LIBRARY): $(WEB_LIB_SOURCES:%.cpp=$(WEB_BUILD)/checked/%.o)
+	@rm -f $@
+	$(EMAR) rcs $@ $^
+
+# Each program is NAME.js, the glue node runs, and NAME.wasm beside it.
+$(WEB_BUILD)/train_position.js: $(WEB_BUILD)/programs/train_position.o $(WEB_LIBRARY) $(WEB_PRE_JS) $(WEB_LINK_FLAGS_FILE)
+	NODE_PATH=$(WEB_NODE_PATH) $(EMXX) $(WEB_LDFLAGS) $(filter %.o %.a,$^) -o $@
+
+# The lessons, learner builds as natively: checked indexing, the checked library.
+.SECONDARY: $(LESSON_SOURCES:lessons/%.cpp=$(WEB_BUILD)/lessons/%.o)
+$(WEB_BUILD)/lessons/%.o: WEB_CXXFLAGS += $(WEB_CHECKED_FLAGS)
+$(WEB_BUILD)/lessons/05_rope.o: WEB_CXXFLAGS += -DWAI_LESSONS_DATA_DIR='"$(CURDIR)/lessons/data"'
+$(WEB_BUILD)/lessons/%.js: $(WEB_BUILD)/lessons/%.o $(WEB_CHECKED_LIBRARY) $(WEB_PRE_JS) $(WEB_LINK_FLAGS_FILE)
+	NODE_PATH=$(WEB_NODE_PATH) $(EMXX) $(WEB_LDFLAGS) $(filter %.o %.a,$^) -o $@
+
+# make test-web: train_position at --steps 100 under node and natively (one thread) on the lag task
+# with every scheme of the chapter's table and t5, and the seen task with two (at 100 steps seen has
+# not yet learned anything a scheme changes; tests/web_agreement.sh says why 0.01 is the tolerance),
+# then the lessons that take seconds. Left out: lessons 08 and 11, which train for about a minute
+# each under node (10 s natively); make test-web WEB_TEST_LESSONS='...' runs them.
+WEB_TEST_STEPS   := 100
+WEB_TEST_CASES   := lag:none lag:sinusoid lag:learned lag:rope lag:rope:1000000 lag:alibi:0.5 lag:alibi:0.0625 lag:t5 \
+                    seen:rope seen:t5
+WEB_TEST_LESSONS := $(filter-out 08_% 11_%,$(LESSON_SOURCES:lessons/%.cpp=%))
+test-web: all web $(WEB_TEST_LESSONS:%=$(BUILD)/lessons/%)
+	@WEB_NODE=$(WEB_NODE) bash tests/web_agreement.sh $(BUILD) $(WEB_BUILD) $(WEB_TEST_STEPS) "$(WEB_TEST_CASES)" "$(WEB_TEST_LESSONS)"
+
+-include $(wildcard $(WEB_BUILD)/*/*.d $(WEB_BUILD)/*/*/*.d $(WEB_BUILD)/*/*/*/*.d)

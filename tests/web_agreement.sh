@@ -1,0 +1,78 @@
+#!/bin/bash
+# make test-web: the web build's programs under node held to the native ones.
+#   tests/web_agreement.sh NATIVE_BUILD WEB_BUILD STEPS "TASK:SCHEME ..." "LESSON ..."
+#   - train_position: each TASK SCHEME, seed 0, --steps STEPS, natively (one thread) and under node.
+#     The two result lines must be the same words with every accuracy within 0.01 of the other's.
+#     Accuracies are counts of right answers over 256 test sequences x 32 to 128 positions, printed
+#     to 3 decimals: the same model with its sums in another order (the portable sgemm's blocks
+#     against OpenBLAS's, fused multiply-adds natively and none in WebAssembly, musl's exp and erf
+#     against glibc's vector ones) drifts by rounding, step after step, and flips a few close
+#     answers. 0.01 is a few hundred answers of tens of thousands: far below the gap between any two
+#     schemes the chapter compares, and far above what rounding alone changes in 100 steps.
+#   - each LESSON (lessons/NN_name) under node: exit code 0, its "lesson NN: ok" line, and as many
+#     [ok] lines as the native lesson prints (when that is built), none [FAILED].
+# Prints both lines of each case and its largest difference; exit code 1 if any check failed.
+# Leaves out the lessons that take minutes (make test-web names them), and the browser.
+set -u
+native=$1 web=$2 steps=$3 cases=$4 lessons=$5
+node=${WEB_NODE:-node}
+tolerance=0.01
+failed=0
+ok() { echo "  [ok] $*"; }
+fail() { echo "  [FAILED] $*"; failed=1; }
+
+# The words of a result line with each accuracy (a number with 3 decimals) replaced by #.
+words() { sed 's/[0-9]\.[0-9][0-9][0-9]/#/g'; }
+accuracies() { grep -o '[0-9]\.[0-9][0-9][0-9]'; }
+
+echo "test-web: train_position, natively (one thread) and under node, --steps $steps; each accuracy within $tolerance"
+worst_all=0
+for c in $cases; do
+    task=${c%%:*} scheme=${c#*:}
+    start=$(date +%s.%N)
+    native_line=$(OMP_NUM_THREADS=1 "$native/train_position" "$task" "$scheme" 0 --steps "$steps" --threads 1 --quiet 2>&1)
+    native_status=$?
+    middle=$(date +%s.%N)
+    web_line=$("$node" "$web/train_position.js" "$task" "$scheme" 0 --steps "$steps" --quiet 2>&1)
+    web_status=$?
+    end=$(date +%s.%N)
+    echo "  native ($(awk -v a="$start" -v b="$middle" 'BEGIN { printf "%.1f", b - a }') s): $native_line"
+    echo "  node   ($(awk -v a="$middle" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s): $web_line"
+    if [ "$native_status" != 0 ] || [ "$web_status" != 0 ]; then
+        fail "$task $scheme: exit codes $native_status (native) and $web_status (node)"
+        continue
+    fi
+    if [ "$(printf '%s\n' "$native_line" | words)" != "$(printf '%s\n' "$web_line" | words)" ]; then
+        fail "$task $scheme: the two lines differ in more than their accuracies"
+        continue
+    fi
+    worst=$(paste <(printf '%s\n' "$native_line" | accuracies) <(printf '%s\n' "$web_line" | accuracies) |
+            awk '{ d = $1 - $2; if (d < 0) d = -d; if (d > w) w = d } END { printf "%.3f", w }')
+    worst_all=$(awk -v a="$worst_all" -v b="$worst" 'BEGIN { printf "%.3f", (b > a ? b : a) }')
+    if awk -v w="$worst" -v t="$tolerance" 'BEGIN { exit !(w <= t + 1e-9) }'; then
+        ok "$task $scheme: largest accuracy difference $worst"
+    else
+        fail "$task $scheme: largest accuracy difference $worst, past $tolerance"
+    fi
+done
+echo "test-web: largest accuracy difference over every case: $worst_all"
+
+for lesson in $lessons; do
+    number=${lesson%%_*}
+    start=$(date +%s)
+    output=$("$node" "$web/lessons/$lesson.js" 2>&1)
+    status=$?
+    seconds=$(( $(date +%s) - start ))
+    oks=$(printf '%s\n' "$output" | grep -c '\[ok\]')
+    faileds=$(printf '%s\n' "$output" | grep -c '\[FAILED\]')
+    expected=
+    [ -x "$native/lessons/$lesson" ] && expected=$("$native/lessons/$lesson" 2>&1 | grep -c '\[ok\]')
+    if [ "$status" = 0 ] && [ "$faileds" = 0 ] && printf '%s\n' "$output" | grep -q "^lesson $number: ok$" &&
+       { [ -z "$expected" ] || [ "$oks" = "$expected" ]; }; then
+        ok "lesson $lesson under node: $oks [ok]${expected:+ (natively $expected)}, ${seconds} s"
+    else
+        printf '%s\n' "$output" | tail -n 20
+        fail "lesson $lesson under node: exit code $status, $oks [ok]${expected:+ (natively $expected)}, $faileds [FAILED]"
+    fi
+done
+exit $failed
