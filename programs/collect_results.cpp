@@ -128,6 +128,24 @@ std::string signed_fixed(double v) {
     return s;
 }
 
+// A task's table head in summary.md: a heading at `level` ("##"), then the scheme and five figure columns.
+std::string table_head(const std::string& level, const std::string& task) {
+    std::string head = level + " " + task + "\n\n| scheme | ";
+    for (const char* f : figure_names) head += std::string(f) + " | ";
+    return head + "\n|---|---|---|---|---|---|\n";
+}
+
+// Figure f over a scheme's runs (one per seed): the mean, and the spread "(min..max)" as summary.md prints it.
+struct SeedFigure {
+    double mean = 0;
+    std::string spread;
+};
+SeedFigure over_seeds(const std::vector<std::vector<double>>& runs, int f) {
+    double sum = 0, low = 1, high = 0;
+    for (const auto& run : runs) sum += run[f], low = std::min(low, run[f]), high = std::max(high, run[f]);
+    return {sum / runs.size(), "(" + fixed(low) + ".." + fixed(high) + ")"};
+}
+
 // The chapter's allowance for a figure: 0.05, or 0.08 for seen past the training length.
 double tolerance(const std::string& task, int figure) { return task == "seen" && figure >= 1 ? 0.08 : 0.05; }
 
@@ -192,22 +210,20 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
           "marked **!**.\n\n";
     int outside = 0;
     for (const auto& task : tasks) {
-        md << "## " << task << "\n\n| scheme | ";
-        for (const char* f : figure_names) md << f << " | ";
-        md << "\n|---|---|---|---|---|---|\n";
+        md << table_head("##", task);
         for (const auto& scheme : schemes) {
             md << "| " << scheme << " | ";
             const auto& runs = ours[{task, scheme}];
             const auto& published = chapter.at({task, scheme});
             for (int f = 0; f < 5; ++f) {
-                double sum = 0, low = 1, high = 0, chapter_sum = 0;
-                for (const auto& run : runs) sum += run[f], low = std::min(low, run[f]), high = std::max(high, run[f]);
+                const SeedFigure ours_f = over_seeds(runs, f);
+                double chapter_sum = 0;
                 for (const auto& run : published) chapter_sum += run[f];
-                const double mean = sum / runs.size(), chapter_mean = chapter_sum / published.size();
+                const double mean = ours_f.mean, chapter_mean = chapter_sum / published.size();
                 const bool judged_by_modes = task == "seen" && scheme == "alibi:0.0625" && !all_in_chapter_mode(runs);
                 const bool out = !judged_by_modes && std::abs(mean - chapter_mean) > tolerance(task, f) + 1e-9;
                 outside += out;
-                md << fixed(mean) << " (" << fixed(low) << ".." << fixed(high) << ") / " << fixed(chapter_mean) << " / "
+                md << fixed(mean) << " " << ours_f.spread << " / " << fixed(chapter_mean) << " / "
                    << signed_fixed(mean - chapter_mean) << (out ? " **!**" : "") << " | ";
             }
             md << "\n";
@@ -234,16 +250,12 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
         md << "## Your schemes (MY_SCHEMES)\n\nEach cell: the mean over the seeds (spread min..max); the chapter's "
               "rows above are the comparison.\n\n";
         for (const auto& task : tasks) {
-            md << "### " << task << "\n\n| scheme | ";
-            for (const char* f : figure_names) md << f << " | ";
-            md << "\n|---|---|---|---|---|---|\n";
+            md << table_head("###", task);
             for (const auto& scheme : mine) {
                 md << "| " << scheme << " | ";
-                const auto& own = ours[{task, scheme}];
                 for (int f = 0; f < 5; ++f) {
-                    double sum = 0, low = 1, high = 0;
-                    for (const auto& run : own) sum += run[f], low = std::min(low, run[f]), high = std::max(high, run[f]);
-                    md << fixed(sum / own.size()) << " (" << fixed(low) << ".." << fixed(high) << ") | ";
+                    const SeedFigure own = over_seeds(ours[{task, scheme}], f);
+                    md << fixed(own.mean) << " " << own.spread << " | ";
                 }
                 md << "\n";
             }
