@@ -56,15 +56,22 @@ double training_step(Transformer& model, AdamW& optimizer, const Task& task, Gen
     return loss.value().item();
 }
 
+namespace {
+AdamWConfig optimizer_config(const RunConfig& c) {
+    AdamWConfig config;
+    config.lr = c.lr;
+    return config;
+}
+}  // namespace
+
+TrainingState::TrainingState(Transformer& model, const RunConfig& c)
+    : task(configured_task(c)), optimizer(model.parameters(), optimizer_config(c)), data(stream_seed(c.seed, train_stream)) {}
+
 void train(Transformer& model, const RunConfig& c, RunResult& result, const ProgressFunction& progress) {
-    const Task task = configured_task(c);
-    AdamWConfig optimizer_config;
-    optimizer_config.lr = c.lr;
-    AdamW optimizer(model.parameters(), optimizer_config);
-    Generator data(stream_seed(c.seed, train_stream));
+    TrainingState state(model, c);
     const auto start = std::chrono::steady_clock::now();
     for (int64_t step = 1; step <= c.steps; ++step) {
-        const double loss = training_step(model, optimizer, task, data, c);
+        const double loss = training_step(model, state.optimizer, state.task, state.data, c);
         if (!std::isfinite(loss))
             throw std::runtime_error("training stopped at step " + std::to_string(step) + ": the loss is " +
                                      std::to_string(loss) + " (try a smaller --lr)");

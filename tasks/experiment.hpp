@@ -55,6 +55,17 @@ using ProgressFunction = std::function<void(int64_t, int64_t, double)>;
 // cannot run (with a one-line reason), and std::runtime_error if the loss stops being finite (naming the step).
 RunResult run_experiment(const RunConfig& config, const ProgressFunction& progress = {});
 
+// What a run's training carries from one step to the next: the task its batches come from, the
+// optimizer (AdamW at config.lr over the model's parameters) and the stream its batches are drawn
+// from (the seed's training stream). train makes one and steps it; a caller that wants to pause
+// between steps (the web page, web/page_api.cpp) does the same and gets the same run.
+struct TrainingState {
+    TrainingState(Transformer& model, const RunConfig& config);
+    Task task;
+    AdamW optimizer;
+    Generator data;
+};
+
 // One training step on a fresh batch; returns the batch's loss before the update.
 double training_step(Transformer& model, AdamW& optimizer, const Task& task, Generator& data, const RunConfig& config);
 // config.steps training steps from the model's current weights: fills final_loss and seconds_training.
