@@ -29,7 +29,7 @@
 # Leaves out a browser page (these are node programs), threads (WebAssembly threads need
 # SharedArrayBuffer and a worker per thread), collect_results and collect_extension, the exercises,
 # and libc++'s own bounds checks (the lessons' checked indexing, WAI_CHECKED_INDEXING, is kept).
-.PHONY: web test-web check-web-deps
+.PHONY: web web-page test-web check-web-deps check-web-test-deps web-serve bench-web
 
 WEB_BUILD     := build/web
 EMXX          := em++
@@ -62,7 +62,7 @@ WEB_FLAGS_FILE := $(WEB_BUILD)/compile_flags.txt
 WEB_FLAGS_TEXT := $(EMXX) $(WEB_CXXFLAGS) | checked: $(WEB_CHECKED_FLAGS) | fast_math: $(FAST_MATH_OBJECTS) -ffast-math
 WEB_LINK_FLAGS_FILE := $(WEB_BUILD)/link_flags.txt
 WEB_LINK_FLAGS_TEXT := $(EMXX) $(WEB_LDFLAGS)
-ifneq ($(filter web test-web $(WEB_BUILD)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter web web-page web-serve test-web bench-web $(WEB_BUILD)/%,$(MAKECMDGOALS)),)
   ifneq ($(shell cat $(WEB_FLAGS_FILE) 2>/dev/null),$(WEB_FLAGS_TEXT))
     $(shell mkdir -p $(WEB_BUILD) && printf '%s\n' '$(WEB_FLAGS_TEXT)' > $(WEB_FLAGS_FILE))
   endif
@@ -71,7 +71,8 @@ ifneq ($(filter web test-web $(WEB_BUILD)/%,$(MAKECMDGOALS)),)
   endif
 endif
 
-web: check-web-deps $(WEB_LIBRARY) $(WEB_PROGRAMS)
+# The programs, and the page (below).
+web: check-web-deps $(WEB_LIBRARY) $(WEB_PROGRAMS) web-page
 
 # Emscripten from Debian (it brings node-acorn and binaryen); installed here when root may, as
 # make test-arm64 does its cross compiler.
@@ -117,6 +118,52 @@ $(WEB_BUILD)/lessons/05_rope.o: WEB_CXXFLAGS += -DWAI_LESSONS_DATA_DIR='"$(CURDI
 $(WEB_BUILD)/lessons/%.js: $(WEB_BUILD)/lessons/%.o $(WEB_CHECKED_LIBRARY) $(WEB_PRE_JS) $(WEB_LINK_FLAGS_FILE)
 	NODE_PATH=$(WEB_NODE_PATH) $(EMXX) $(WEB_LDFLAGS) $(filter %.o %.a,$^) -o $@
 
+# The page (web/): the engine for the page's widget and training (web/page_api.cpp, bound with
+# embind) and the lessons (web/lessons_page.cpp: every lesson's main, renamed lesson_NN_name, picked
+# by name), each a module the page's scripts create (-sMODULARIZE) in the page or in a Web Worker,
+# with the few files they read embedded in the .wasm (the chapter's q and k, the chapter's table).
+# Lesson 06 is left out: it runs only once a learner has written the exercise it works.
+# Next to them the page's own files (web/*.html, *.css, *.js), lessons.json (each lesson's name and
+# the first sentence of its header) and the lessons' sources, which the page links to.
+WEB_PAGE_LESSONS   := $(filter-out 06_%,$(LESSON_SOURCES:lessons/%.cpp=%))
+WEB_PAGE_STATIC    := $(wildcard web/*.html web/*.css web/*.js)
+WEB_PAGE_EMBEDDED  := lessons/data/chapter_rope_vectors.txt experiment/chapter_table.txt
+WEB_PAGE_EMBED     := $(foreach f,$(WEB_PAGE_EMBEDDED),--embed-file $(f)@/$(f))
+WEB_PAGE_LDFLAGS   := $(WEB_OPTIMISE) -fexceptions -sENVIRONMENT=web,worker -sMODULARIZE=1 -sALLOW_MEMORY_GROWTH=1 \
+                      $(WEB_PAGE_EMBED)
+WEB_PAGE_FILES     := $(WEB_BUILD)/whereami_page.js $(WEB_BUILD)/whereami_lessons.js $(WEB_BUILD)/lessons.json \
+                      $(WEB_PAGE_STATIC:web/%=$(WEB_BUILD)/%) $(WEB_PAGE_LESSONS:%=$(WEB_BUILD)/source/lessons/%.cpp)
+
+web-page: $(WEB_PAGE_FILES)
+
+$(WEB_BUILD)/whereami_page.js: $(WEB_BUILD)/web/page_api.o $(WEB_LIBRARY) $(WEB_PAGE_EMBEDDED) $(WEB_LINK_FLAGS_FILE)
+	NODE_PATH=$(WEB_NODE_PATH) $(EMXX) $(WEB_PAGE_LDFLAGS) -lembind -sEXPORT_NAME=createWhereami $(filter %.o %.a,$^) -o $@
+
+$(WEB_BUILD)/page/lessons/%.o: lessons/%.cpp $(WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked
+	@mkdir -p $(dir $@)
+	$(EMXX) $(WEB_CXXFLAGS) $(WEB_CHECKED_FLAGS) -Dmain=lesson_$* -DWAI_LESSONS_DATA_DIR='"/lessons/data"' -c $< -o $@
+$(WEB_BUILD)/page/lessons_page.o: web/lessons_page.cpp $(WEB_FLAGS_FILE) Makefile
+	@mkdir -p $(dir $@)
+	$(EMXX) $(WEB_CXXFLAGS) -DWAI_PAGE_LESSONS='$(foreach l,$(WEB_PAGE_LESSONS),WAI_LESSON($(l)))' -c $< -o $@
+$(WEB_BUILD)/whereami_lessons.js: $(WEB_BUILD)/page/lessons_page.o $(WEB_PAGE_LESSONS:%=$(WEB_BUILD)/page/lessons/%.o) \
+                                  $(WEB_CHECKED_LIBRARY) $(WEB_PAGE_EMBEDDED) $(WEB_LINK_FLAGS_FILE)
+	NODE_PATH=$(WEB_NODE_PATH) $(EMXX) $(WEB_PAGE_LDFLAGS) -sEXPORT_NAME=createLessons -sINVOKE_RUN=0 -sEXIT_RUNTIME=1 \
+	  -sEXPORTED_RUNTIME_METHODS=callMain $(filter %.o %.a,$^) -o $@
+
+$(WEB_BUILD)/%: web/%
+	@mkdir -p $(dir $@)
+	cp $< $@
+$(WEB_BUILD)/source/lessons/%.cpp: lessons/%.cpp
+	@mkdir -p $(dir $@)
+	cp $< $@
+# [{"name": "05_rope", "title": "Lesson 05: RoPE."}, ...]: the first sentence of each lesson's header.
+$(WEB_BUILD)/lessons.json: $(WEB_PAGE_LESSONS:%=lessons/%.cpp) platform/web.mk
+	@mkdir -p $(dir $@)
+	@{ printf '['; separator=''; for name in $(WEB_PAGE_LESSONS); do \
+	    title=$$(head -n 1 lessons/$$name.cpp | sed -e 's|^// *||' -e 's|\. .*|.|' -e 's|["\\]||g'); \
+	    printf '%s\n{"name": "%s", "title": "%s"}' "$$separator" "$$name" "$$title"; separator=','; done; \
+	  printf ']\n'; } > $@.tmp && mv $@.tmp $@
+
 # make test-web: train_position at --steps 100 under node and natively (one thread) on the lag task
 # with every scheme of the chapter's table and t5, and the seen task with two (at 100 steps seen has
 # not yet learned anything a scheme changes; tests/web_agreement.sh says why 0.01 is the tolerance),
@@ -126,7 +173,40 @@ WEB_TEST_STEPS   := 100
 WEB_TEST_CASES   := lag:none lag:sinusoid lag:learned lag:rope lag:rope:1000000 lag:alibi:0.5 lag:alibi:0.0625 lag:t5 \
                     seen:rope seen:t5
 WEB_TEST_LESSONS := $(filter-out 08_% 11_%,$(LESSON_SOURCES:lessons/%.cpp=%))
-test-web: all web $(WEB_TEST_LESSONS:%=$(BUILD)/lessons/%)
-	@WEB_NODE=$(WEB_NODE) bash tests/web_agreement.sh $(BUILD) $(WEB_BUILD) $(WEB_TEST_STEPS) "$(WEB_TEST_CASES)" "$(WEB_TEST_LESSONS)"
+# Then the page in headless Chromium (tests/web/page_test.mjs): Debian's chromium, driven by
+# playwright-core from npm at the version tests/web/package-lock.json pins (npm ci; nothing else is
+# downloaded: playwright-core uses the system's browser). Screenshots go to $(WEB_SCREENSHOTS)/.
+WEB_TEST_PACKAGES := chromium
+WEB_CHROMIUM      := /usr/bin/chromium
+WEB_NPM           := npm
+WEB_TEST_MODULES  := tests/web/node_modules/.package-lock.json
+WEB_SCREENSHOTS   := build/web-screenshots
+test-web: all web check-web-test-deps $(WEB_TEST_MODULES) $(WEB_TEST_LESSONS:%=$(BUILD)/lessons/%)
+	@status=0; \
+	WEB_NODE=$(WEB_NODE) bash tests/web_agreement.sh $(BUILD) $(WEB_BUILD) $(WEB_TEST_STEPS) "$(WEB_TEST_CASES)" "$(WEB_TEST_LESSONS)" || status=1; \
+	$(WEB_NODE) tests/web/page_test.mjs $(WEB_BUILD) $(BUILD)/train_position $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
+	exit $$status
+
+# Chromium from Debian, and npm (the machine's, or Debian's) for playwright-core.
+check-web-test-deps:
+	@missing=$$(for p in $(WEB_TEST_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done); \
+	command -v $(WEB_NPM) >/dev/null || missing="$$missing npm"; \
+	if [ -n "$$missing" ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "test-web: missing $$missing(the browser and npm for the page's tests); as root, run: apt-get update && apt-get install -y $$missing" >&2; exit 1; fi; \
+	  echo "test-web: installing $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; fi
+
+$(WEB_TEST_MODULES): tests/web/package.json tests/web/package-lock.json
+	cd tests/web && $(WEB_NPM) ci --no-audit --no-fund --loglevel=error
+
+# make web-serve: the page on http://127.0.0.1:WEB_PORT/ (platform/web_serve.mjs) until Ctrl-C.
+WEB_PORT := 8000
+web-serve: web
+	@$(WEB_NODE) platform/web_serve.mjs $(WEB_BUILD) $(WEB_PORT)
+
+# make bench-web: a training step in headless Chromium against the native one-thread step, in
+# alternating rounds (bench/web_bench.mjs).
+WEB_BENCH_FLAGS := --steps 20 --rounds 5
+bench-web: web check-web-test-deps $(WEB_TEST_MODULES) $(BUILD)/bench_step
+	@$(WEB_NODE) bench/web_bench.mjs $(WEB_BUILD) $(BUILD)/bench_step $(WEB_BENCH_FLAGS) --chromium $(WEB_CHROMIUM)
 
 -include $(wildcard $(WEB_BUILD)/*/*.d $(WEB_BUILD)/*/*/*.d $(WEB_BUILD)/*/*/*/*.d)

@@ -1,0 +1,61 @@
+// A static file server for the web page (make web-serve, make test-web, make bench-web): serves one
+// folder on localhost with the types a browser needs (application/wasm, so that it compiles the
+// engine while it downloads), nothing outside the folder, and no caching of stale builds.
+//   node platform/web_serve.mjs FOLDER [PORT]   (PORT 0 or none: a free port; prints the URL)
+// Also imported: serve(folder, port) resolves to {server, url}.
+// Leaves out HTTPS and compression: the page needs neither (it uses no threads, so no
+// cross-origin-isolation headers either).
+import { createServer } from 'node:http';
+import { readFile, stat } from 'node:fs/promises';
+import { extname, join, resolve, sep } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const types = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.mjs': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.wasm': 'application/wasm',
+  '.cpp': 'text/plain; charset=utf-8', '.hpp': 'text/plain; charset=utf-8', '.txt': 'text/plain; charset=utf-8',
+  '.png': 'image/png', '.svg': 'image/svg+xml',
+};
+
+export function serve(folder, port = 0) {
+  const root = resolve(folder);
+  const server = createServer(async (request, response) => {
+    try {
+      const path = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
+      let file = resolve(join(root, path));
+      if (file !== root && !file.startsWith(root + sep)) throw Object.assign(new Error('outside'), { code: 'ENOENT' });
+      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      const body = await readFile(file);
+      response.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' });
+      response.end(body);
+    } catch (error) {
+      response.writeHead(error.code === 'ENOENT' || error.code === 'EISDIR' ? 404 : 500, { 'Content-Type': 'text/plain' });
+      response.end(error.code === 'ENOENT' ? 'not found\n' : 'could not read it\n');
+    }
+  });
+  return new Promise((done, failed) => {
+    server.once('error', failed);
+    server.listen(port, '127.0.0.1', () => done({ server, url: `http://127.0.0.1:${server.address().port}/` }));
+  });
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const [folder, port = '0'] = process.argv.slice(2);
+  if (!folder || !/^[0-9]+$/.test(port) || Number(port) > 65535) {
+    console.error('usage: node platform/web_serve.mjs FOLDER [PORT]   (PORT: 0 to 65535; 0 picks a free one)');
+    process.exit(2);
+  }
+  try {
+    if (!(await stat(join(folder, 'index.html'))).isFile()) throw new Error();
+  } catch {
+    console.error(`web-serve: ${folder}/index.html is missing; run make web first`);
+    process.exit(2);
+  }
+  try {
+    const { url } = await serve(folder, Number(port));
+    console.log(`whereami's page: ${url}  (serving ${folder}; Ctrl-C stops)`);
+  } catch (error) {
+    console.error(`web-serve: cannot listen on port ${port}: ${error.code || error.message}`);
+    process.exit(1);
+  }
+}

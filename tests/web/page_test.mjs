@@ -1,0 +1,167 @@
+// make test-web's browser part: the page (build/web/, web/) in headless Chromium, used as a learner
+// would, through its controls:
+//   - it loads with no error and says "ready";
+//   - the widget: the sliders dragged with the mouse, then set with the arrow keys to the chapter's
+//     places (3, 5): RoPE's score is the chapter's printed -6.3341; "Move both by +5" leaves it
+//     unchanged and says so, while the sinusoid score changes; at (3, 10) it is the chapter's -5.9618;
+//   - training: lag rope seed 0 for 50 steps; the loss falls (step 50 below step 1), a result line
+//     appears in train_position's format, each accuracy within 0.01 of the native program's for the
+//     same run (tests/web_agreement.sh says why 0.01), the chapter's two rows beside it, and an
+//     attention map per layer;
+//   - Stop: a 2000-step run stopped after a few steps ends early and says after how many;
+//   - a bad scheme is refused with the engine's reason, and training works again afterwards;
+//   - one lesson (05_rope) runs in the page to "lesson 05: ok" and exit code 0;
+//   - context extension on the trained RoPE model fills its table;
+//   - the page on a phone-sized screen (390 x 844) has no sideways scrolling of the page itself.
+// Screenshots of each stage go to SCREENSHOTS/. Exit code 1 if any check failed.
+//   node tests/web/page_test.mjs WEB_BUILD NATIVE_TRAIN_POSITION SCREENSHOTS [CHROMIUM]
+// Leaves out timing (make bench-web) and the node programs (tests/web_agreement.sh).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import { serve } from '../../platform/web_serve.mjs';
+
+const [web, nativeTrain, shots, browserPath = '/usr/bin/chromium'] = process.argv.slice(2);
+if (!web || !nativeTrain || !shots) {
+  console.error('usage: node tests/web/page_test.mjs WEB_BUILD NATIVE_TRAIN_POSITION SCREENSHOTS [CHROMIUM]');
+  process.exit(2);
+}
+mkdirSync(shots, { recursive: true });
+let failures = 0;
+const check = (holds, claim, detail = '') => {
+  console.log(holds ? `  [ok] ${claim}` : `  [FAILED] ${claim}${detail ? `: ${detail}` : ''}`);
+  if (!holds) ++failures;
+};
+const accuracies = (line) => (line.match(/[0-9]\.[0-9]{3}/g) || []).map(Number);
+const words = (line) => line.replace(/[0-9]\.[0-9]{3}/g, '#');
+
+const { server, url } = await serve(web);
+// As root (CI, containers) Chromium runs only without its sandbox.
+const browser = await chromium.launch({
+  executablePath: browserPath,
+  args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => message.type() === 'error' && errors.push(`console: ${message.text()}`));
+  const text = (selector) => page.textContent(selector);
+  const until = (predicate, argument, seconds) => page.waitForFunction(predicate, argument, { timeout: seconds * 1000 });
+
+  console.log(`test-web: the page at ${url} in ${browserPath}`);
+  await page.goto(url);
+  await until(() => document.getElementById('status').textContent === 'ready', null, 60);
+  check(true, 'the page loads and says "ready"');
+
+  // The widget: drag each slider's thumb with the mouse, then arrow keys to the exact place.
+  const setSlider = async (selector, target) => {
+    const box = await page.locator(selector).boundingBox();
+    await page.mouse.move(box.x + 4, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width * 0.3, box.y + box.height / 2, { steps: 5 });
+    await page.mouse.up();
+    let value = Number(await page.inputValue(selector));
+    check(value > 0, `dragging ${selector} moves it`, `value ${value}`);
+    await page.focus(selector);
+    while (value !== target) {
+      await page.keyboard.press(value > target ? 'ArrowLeft' : 'ArrowRight');
+      value = Number(await page.inputValue(selector));
+    }
+  };
+  await setSlider('#query-pos', 3);
+  await setSlider('#key-pos', 5);
+  check((await text('#score-rope')) === '-6.3341', 'RoPE at (3, 5) is the chapter\'s -6.3341', await text('#score-rope'));
+  const sinusoidBefore = await text('#score-sinusoid');
+  await page.click('#move-both');
+  check((await text('#query-pos-value')) === '8' && (await text('#key-pos-value')) === '10', 'move both by +5 gives (8, 10)',
+    `${await text('#query-pos-value')}, ${await text('#key-pos-value')}`);
+  check((await text('#score-rope')) === '-6.3341' && (await text('#verdict-rope')) === 'unchanged',
+    'after the move RoPE\'s score is unchanged, and the page says so', `${await text('#score-rope')} ${await text('#verdict-rope')}`);
+  check((await text('#score-sinusoid')) !== sinusoidBefore && (await text('#verdict-sinusoid')) === 'changed',
+    'the sinusoid score changes', `${sinusoidBefore} -> ${await text('#score-sinusoid')}`);
+  check((await text('#verdict-alibi')) === 'unchanged', 'ALiBi\'s score depends only on the distance too');
+  await page.screenshot({ path: `${shots}/1-widget.png`, clip: await page.locator('#widget').boundingBox() });
+  await setSlider('#query-pos', 3);
+  await setSlider('#key-pos', 10);
+  check((await text('#score-rope')) === '-5.9618', 'RoPE at (3, 10) is the chapter\'s -5.9618', await text('#score-rope'));
+
+  // Training: 50 steps of lag rope seed 0, against the native program.
+  await page.selectOption('#task', 'lag');
+  await page.fill('#scheme', 'rope');
+  await page.fill('#seed', '0');
+  await page.fill('#steps', '50');
+  const started = Date.now();
+  await page.click('#train-button');
+  await until(() => document.getElementById('result-line').textContent.startsWith('lag'), null, 300);
+  await until(() => document.querySelectorAll('#attention-maps canvas').length > 0, null, 120);
+  const seconds = (Date.now() - started) / 1000;
+  const progress = await text('#train-progress');
+  const losses = progress.match(/loss ([0-9.]+) \(at step 1: ([0-9.]+)\)/);
+  check(losses && Number(losses[1]) < Number(losses[2]), 'the loss falls in 50 steps', progress);
+  const line = (await text('#result-line')).trim();
+  const native = execFileSync(nativeTrain, ['lag', 'rope', '0', '--steps', '50', '--threads', '1', '--quiet'],
+    { env: { ...process.env, OMP_NUM_THREADS: '1' }, encoding: 'utf8' }).trim();
+  console.log(`  page   (${seconds.toFixed(1)} s with its tests): ${line}`);
+  console.log(`  native: ${native}`);
+  const ours = accuracies(line), theirs = accuracies(native);
+  const worst = Math.max(...ours.map((a, i) => Math.abs(a - theirs[i])));
+  check(words(line) === words(native) && ours.length === theirs.length && worst <= 0.01,
+    'the page\'s result line is the native one, each accuracy within 0.01', `largest difference ${worst.toFixed(3)}`);
+  const chapter = await text('#chapter-rows');
+  check(chapter.includes('lag  rope         seed 0') && chapter.includes('lag  rope         seed 1'),
+    'the chapter\'s rows for lag rope are shown beside it');
+  check((await page.locator('#attention-maps canvas').count()) === 2, 'an attention map for each of the 2 layers');
+  await page.screenshot({ path: `${shots}/2-trained.png`, fullPage: true });
+
+  // Context extension on that RoPE model fills its table (5 lengths x 4 columns).
+  await page.click('#extension-button');
+  await until(() => document.querySelectorAll('#extension-table tbody td').length === 25 &&
+    [...document.querySelectorAll('#extension-table tbody td')].every((cell) => cell.textContent !== ''), null, 600);
+  check(true, 'context extension fills its table: as trained, PI, NTK and YaRN at 32 to 512');
+  await page.screenshot({ path: `${shots}/3-extension.png`, clip: await page.locator('#extension').boundingBox() });
+
+  // Stop: a long run stopped after a few steps.
+  await page.fill('#steps', '2000');
+  await page.click('#train-button');
+  await until(() => /step ([3-9]|[1-9][0-9]+) of 2000/.test(document.getElementById('train-progress').textContent), null, 60);
+  check((await text('#status')).startsWith('busy'), 'the status line says it is busy while it trains', await text('#status'));
+  await page.click('#stop-button');
+  await until(() => document.getElementById('result-line').textContent.includes('stopped after'), null, 120);
+  const stopped = await text('#result-line');
+  check(/stopped after [0-9]+ of 2000 steps/.test(stopped), 'Stop ends the run early and says after how many steps',
+    stopped.split('\n').pop());
+
+  // A bad scheme is refused with the engine's reason.
+  await page.fill('#scheme', 'rope:-1');
+  await page.click('#train-button');
+  await until(() => document.getElementById('train-progress').textContent.startsWith('refused'), null, 30);
+  check((await text('#train-progress')).includes('rope'), 'a bad scheme is refused with the engine\'s reason',
+    await text('#train-progress'));
+  check(!(await page.isDisabled('#train-button')), 'and the Train button works again');
+
+  // One lesson in the page.
+  await page.selectOption('#lesson-select', '05_rope');
+  await page.click('#lesson-run');
+  await until(() => document.getElementById('lesson-output').textContent.includes('ended with exit code'), null, 120);
+  const lesson = await text('#lesson-output');
+  check(lesson.includes('lesson 05: ok') && lesson.includes('ended with exit code 0') && !lesson.includes('[FAILED]'),
+    'lesson 05 runs in the page to "lesson 05: ok", exit code 0', lesson.split('\n').slice(-4).join(' | '));
+  check((await page.getAttribute('#lesson-source', 'href')) === 'source/lessons/05_rope.cpp', 'with a link to its source');
+  await page.screenshot({ path: `${shots}/4-lesson.png`, clip: await page.locator('#lessons').boundingBox() });
+
+  // A phone-sized screen.
+  await page.setViewportSize({ width: 390, height: 844 });
+  const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check(sideways <= 0, 'on a 390-pixel-wide screen the page does not scroll sideways', `${sideways} pixels too wide`);
+  await page.screenshot({ path: `${shots}/5-phone.png` });
+
+  check(errors.length === 0, 'no error in the page or its console', errors.join('; '));
+} catch (error) {
+  check(false, 'the page test ran to its end', error.message.split('\n')[0]);
+} finally {
+  await browser.close();
+  server.close();
+}
+console.log(`test-web: page ${failures ? `${failures} check(s) FAILED` : 'ok'} (screenshots in ${shots}/)`);
+process.exit(failures ? 1 : 0);

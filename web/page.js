@@ -1,0 +1,304 @@
+// The page's own script: the widget (engine calls in the page, each a few microseconds), the
+// training and context extension (web/training_worker.js), the lessons (web/lesson_worker.js, a fresh
+// worker per run), and the drawings (loss curve, attention maps) on canvases.
+// Leaves out every number's computation: each comes from the engine (web/page_api.cpp).
+'use strict';
+
+const $ = (id) => document.getElementById(id);
+const busy = new Set();  // what the page is doing now, said in the status line
+
+function showStatus() {
+  const status = $('status');
+  if (status.classList.contains('failed')) return;
+  status.className = busy.size ? 'busy' : '';
+  status.textContent = busy.size ? `busy: ${[...busy].join('; ')}` : 'ready';
+}
+function setBusy(what, text) {
+  for (const entry of [...busy]) if (entry.startsWith(what)) busy.delete(entry);
+  if (text != null) busy.add(`${what}${text}`);
+  showStatus();
+}
+function fail(text) {
+  const status = $('status');
+  status.className = 'failed';
+  status.textContent = text;
+}
+
+const format = (x) => (x >= 0 ? '+' : '') + x.toFixed(4);
+
+// ---- 1. The widget ----
+const widget = { engine: null, before: null };
+
+function scoresAt(m, n) {
+  const answer = JSON.parse(widget.engine.position_scores(m, n, Number($('alibi-slope').value)));
+  if (answer.error) throw new Error(answer.error);
+  return answer;
+}
+
+function showScores(now, before) {
+  $('query-pos-value').textContent = now.m;
+  $('key-pos-value').textContent = now.n;
+  $('distance').textContent = now.distance;
+  for (const name of ['rope', 'sinusoid', 'alibi', 'dot']) {
+    $(`score-${name}`).textContent = format(now[name]);
+    $(`before-${name}`).textContent = before ? format(before[name]) : '';
+    const verdict = $(`verdict-${name}`);
+    if (!before) verdict.textContent = '';
+    else if (format(before[name]) === format(now[name])) {
+      verdict.textContent = 'unchanged';
+      verdict.className = 'same';
+    } else {
+      verdict.textContent = 'changed';
+      verdict.className = 'moved';
+    }
+  }
+  const moveOk = now.m + 5 < now.positions && now.n + 5 < now.positions;
+  $('move-both').disabled = !moveOk;
+  $('move-both').title = moveOk ? '' : `both positions must stay below ${now.positions}`;
+}
+
+function updateWidget(before) {
+  const now = scoresAt(Number($('query-pos').value), Number($('key-pos').value));
+  widget.before = before || null;
+  showScores(now, widget.before);
+}
+
+function setUpWidget(engine) {
+  widget.engine = engine;
+  $('query-pos').addEventListener('input', () => updateWidget());
+  $('key-pos').addEventListener('input', () => updateWidget());
+  $('alibi-slope').addEventListener('change', () => updateWidget());
+  $('move-both').addEventListener('click', () => {
+    const m = Number($('query-pos').value), n = Number($('key-pos').value);
+    const before = scoresAt(m, n);
+    $('query-pos').value = m + 5;
+    $('key-pos').value = n + 5;
+    updateWidget(before);
+  });
+  updateWidget();
+}
+
+// ---- 2. Training, 3. attention maps, 4. context extension ----
+const run = { worker: null, losses: [], steps: 0, scheme: '', task: '', extensionRows: {} };
+
+function drawLoss() {
+  const canvas = $('loss-canvas');
+  const context = canvas.getContext('2d');
+  const width = canvas.width, height = canvas.height, left = 48, bottom = 24, top = 10, right = 10;
+  context.clearRect(0, 0, width, height);
+  context.fillStyle = '#1b1b1b';
+  context.font = '12px system-ui, sans-serif';
+  if (run.losses.length === 0) return;
+  const most = Math.max(...run.losses.filter(Number.isFinite));
+  const x = (step) => left + ((width - left - right) * step) / Math.max(1, run.steps);
+  const y = (loss) => top + (height - top - bottom) * (1 - loss / most);
+  context.strokeStyle = '#999';
+  context.beginPath();
+  context.moveTo(left, top);
+  context.lineTo(left, height - bottom);
+  context.lineTo(width - right, height - bottom);
+  context.stroke();
+  context.fillText(most.toFixed(2), 4, top + 10);
+  context.fillText('0', 30, height - bottom);
+  context.fillText(`step ${run.steps}`, width - right - 70, height - 6);
+  context.fillText('loss', 4, height / 2);
+  context.strokeStyle = '#1f5fbf';
+  context.beginPath();
+  run.losses.forEach((loss, i) => (i ? context.lineTo(x(i + 1), y(loss)) : context.moveTo(x(1), y(loss))));
+  context.stroke();
+}
+
+function drawAttention(attention) {
+  const holder = $('attention-maps');
+  holder.textContent = '';
+  const T = attention.length;
+  attention.layers.forEach((weights, layer) => {
+    const figure = document.createElement('figure');
+    const canvas = document.createElement('canvas');
+    canvas.width = T;
+    canvas.height = T;
+    canvas.setAttribute('aria-label', `layer ${layer} attention weights`);
+    const context = canvas.getContext('2d');
+    const image = context.createImageData(T, T);
+    for (let m = 0; m < T; ++m) {
+      // Each row (query) scaled to its largest weight: where each query looks most, at any length.
+      let largest = 0;
+      for (let n = 0; n <= m; ++n) largest = Math.max(largest, weights[m * T + n]);
+      for (let n = 0; n < T; ++n) {
+        const w = largest > 0 ? Math.min(1, Math.max(0, weights[m * T + n] / largest)) : 0;
+        const shade = Math.round(255 * (1 - w));
+        const at = 4 * (m * T + n);
+        image.data[at] = shade;
+        image.data[at + 1] = shade;
+        image.data[at + 2] = Math.round(255 - 120 * w);
+        image.data[at + 3] = n <= m ? 255 : 40;  // keys after the query: masked
+      }
+    }
+    context.putImageData(image, 0, 0);
+    context.strokeStyle = '#d04040';
+    context.setLineDash([3, 3]);
+    context.beginPath();
+    context.moveTo(0, attention.train_length);
+    context.lineTo(T, attention.train_length);
+    context.stroke();
+    const caption = document.createElement('figcaption');
+    const s = attention.summary[layer];
+    caption.textContent = `layer ${layer}: of the ${s.queries} queries past ${attention.train_length}, ` +
+      (run.task === 'lag' ? `${s.lag_back} put their largest weight ${attention.lag} back; ` : '') +
+      `mean distance attended ${s.mean_distance.toFixed(1)}`;
+    figure.append(canvas, caption);
+    holder.append(figure);
+  });
+}
+
+const extensionLengths = [32, 64, 128, 256, 512];
+const extensionMethods = ['', 'pi', 'ntk', 'yarn'];
+
+function drawExtensionTable() {
+  const table = $('extension-table');
+  const header = '<thead><tr><th>length</th>' +
+    extensionMethods.map((m) => `<th>${m || 'as trained'}</th>`).join('') + '</tr></thead>';
+  const rows = extensionLengths.map((L) => `<tr><td>${L}</td>` + extensionMethods.map((m) => {
+    const row = run.extensionRows[`${m}:${L}`];
+    return `<td>${row ? row.accuracy.toFixed(3) : ''}</td>`;
+  }).join('') + '</tr>').join('');
+  table.innerHTML = header + `<tbody>${rows}</tbody>`;
+}
+
+function trainingEnded() {
+  $('train-button').disabled = false;
+  $('stop-button').disabled = true;
+  setBusy('training', null);
+}
+
+function onWorkerMessage(event) {
+  const message = event.data;
+  if (message.type === 'ready') {
+    $('train-button').disabled = false;
+    setBusy('loading the training worker', null);
+  } else if (message.type === 'progress') {
+    run.losses.push(...message.losses);
+    run.steps = message.steps;
+    const last = run.losses[run.losses.length - 1];
+    $('train-progress').textContent = `step ${message.step} of ${message.steps}, loss ${last.toFixed(4)} ` +
+      `(at step 1: ${run.losses[0].toFixed(4)})`;
+    setBusy('training', `: step ${message.step} of ${message.steps}`);
+    drawLoss();
+  } else if (message.type === 'status') {
+    if (message.text.startsWith('testing at')) setBusy('context extension', `: ${message.text}`);
+    else setBusy('training', `: ${message.text}`);
+  } else if (message.type === 'result') {
+    const r = message.result;
+    $('result-line').textContent = r.line + (message.ended === 'stopped' ? `\n(stopped after ${r.steps_done} of ${r.steps} steps)` : '');
+    $('chapter-rows').textContent = r.chapter.length ? r.chapter.join('\n') :
+      `(the chapter's table has no row for ${run.task} ${run.scheme})`;
+  } else if (message.type === 'attention') {
+    drawAttention(message.attention);
+    trainingEnded();
+    $('extension-button').disabled = !/^rope(:|$)/.test(run.scheme);
+  } else if (message.type === 'extension') {
+    const row = message.row;
+    run.extensionRows[`${row.method === 'none' ? '' : row.method}:${row.length}`] = row;
+    drawExtensionTable();
+  } else if (message.type === 'done') {
+    if (message.request === 'extension') {
+      setBusy('context extension', null);
+      $('extension-button').disabled = false;
+    }
+  } else if (message.type === 'error') {
+    if (message.request === 'train') {
+      trainingEnded();
+      $('train-progress').textContent = `refused: ${message.text}`;
+    } else {
+      setBusy('context extension', null);
+      $('extension-table').textContent = message.text;
+    }
+  }
+}
+
+function setUpTraining() {
+  run.worker = new Worker('training_worker.js');
+  run.worker.onmessage = onWorkerMessage;
+  run.worker.onerror = (error) => fail(`the training worker failed: ${error.message}`);
+  setBusy('loading the training worker', '');
+  $('train-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    run.losses = [];
+    run.extensionRows = {};
+    run.task = $('task').value;
+    run.scheme = $('scheme').value.trim();
+    $('result-line').textContent = '';
+    $('chapter-rows').textContent = '';
+    $('attention-maps').textContent = '';
+    $('extension-table').textContent = '';
+    $('extension-button').disabled = true;
+    $('train-progress').textContent = 'starting';
+    $('train-button').disabled = true;
+    $('stop-button').disabled = false;
+    setBusy('training', ': starting');
+    drawLoss();
+    run.worker.postMessage({ type: 'train', task: run.task, scheme: run.scheme, seed: $('seed').value.trim(),
+      steps: $('steps').value.trim() });
+  });
+  $('stop-button').addEventListener('click', () => {
+    $('stop-button').disabled = true;
+    run.worker.postMessage({ type: 'stop' });
+  });
+  $('extension-button').addEventListener('click', () => {
+    $('extension-button').disabled = true;
+    run.extensionRows = {};
+    drawExtensionTable();
+    setBusy('context extension', '');
+    run.worker.postMessage({ type: 'extension', lengths: extensionLengths, methods: extensionMethods });
+  });
+}
+
+// ---- 5. The lessons ----
+let lessonWorker = null;
+
+function setUpLessons(lessons) {
+  const select = $('lesson-select');
+  for (const lesson of lessons) {
+    const option = document.createElement('option');
+    option.value = lesson.name;
+    option.textContent = lesson.title;
+    select.append(option);
+  }
+  const showSource = () => ($('lesson-source').href = `source/lessons/${select.value}.cpp`);
+  select.addEventListener('change', showSource);
+  showSource();
+  $('lesson-run').disabled = false;
+  $('lesson-run').addEventListener('click', () => {
+    if (lessonWorker) lessonWorker.terminate();
+    const output = $('lesson-output');
+    output.textContent = '';
+    const name = select.value;
+    $('lesson-run').disabled = true;
+    setBusy('lesson', ` ${name}: running`);
+    lessonWorker = new Worker('lesson_worker.js');
+    lessonWorker.onmessage = (event) => {
+      const message = event.data;
+      if (message.type === 'line') output.textContent += message.text + '\n';
+      else if (message.type === 'exit') {
+        output.textContent += `\n(lesson ${name} ended with exit code ${message.code})\n`;
+        lessonWorker.terminate();
+        lessonWorker = null;
+        $('lesson-run').disabled = false;
+        setBusy('lesson', null);
+      }
+    };
+    lessonWorker.onerror = (error) => fail(`the lesson worker failed: ${error.message}`);
+    lessonWorker.postMessage({ lesson: name });
+  });
+}
+
+// ---- Start ----
+$('train-button').disabled = true;
+setBusy('loading the engine', '');
+createWhereami().then((engine) => {
+  setUpWidget(engine);
+  setBusy('loading the engine', null);
+}).catch((error) => fail(`the engine did not load: ${error}`));
+setUpTraining();
+fetch('lessons.json').then((answer) => answer.json()).then(setUpLessons)
+  .catch((error) => fail(`the lessons' list did not load: ${error}`));

@@ -1,0 +1,294 @@
+// What the web page asks of the engine (web/page.js and web/training_worker.js), bound to JavaScript
+// with Emscripten's embind. Every answer is a JSON text; a request the engine refuses comes back
+// as {"error": "<the engine's one-line reason>"}, never as a thrown exception.
+//   position_scores(m, n, slope)  the blog's widget: the chapter's own q and k (lesson 05's data) with
+//                                 the query at m and the key at n, scored with RoPE (the engine's
+//                                 rope_rotate), with sinusoids added (sinusoid_table) and with ALiBi's
+//                                 penalty (alibi_bias at that slope); positions 0..widget_positions-1
+//   Training                      one run of the chapter's experiment, stepped a few steps at a time
+//                                 so that the worker can report the loss and be stopped between
+//                                 steps: the same model, batches and updates as train_position's run
+//                                 (tasks/experiment.hpp's make_model, TrainingState, training_step),
+//                                 then its result line, the chapter's rows for that scheme, attention
+//                                 maps on one test sequence, and RoPE context extension at one length.
+// Leaves out weight files, threads (the page's engine has one) and the lessons (web/lessons_page.cpp).
+#include <emscripten/bind.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <memory>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "autograd/ops.hpp"
+#include "positional/alibi.hpp"
+#include "positional/number_text.hpp"
+#include "positional/rope.hpp"
+#include "positional/sinusoid.hpp"
+#include "tasks/experiment.hpp"
+#include "tasks/result_line.hpp"
+#include "startup/output_check.hpp"
+#include "tensor/gemm.hpp"
+
+using json = nlohmann::json;
+
+namespace {
+
+// Where the page's module finds the files em++ embedded in it (platform/web.mk).
+const char* const chapter_vectors_path = "/lessons/data/chapter_rope_vectors.txt";
+const char* const chapter_table_path = "/experiment/chapter_table.txt";
+constexpr int widget_positions = 256;  // the sliders' range: 0..255
+constexpr double widget_base = 10000.0;
+
+std::string error_text(const std::string& reason) { return json{{"error", wai::one_line(reason)}}.dump(); }
+
+// The chapter's q and k: lines "q x0 x1 ..." and "k ..." ('#' lines are notes), as lesson 05 reads them.
+struct ChapterVectors {
+    std::vector<float> q, k;
+};
+const ChapterVectors& chapter_vectors() {
+    static const ChapterVectors vectors = [] {
+        ChapterVectors read;
+        std::ifstream file(chapter_vectors_path);
+        for (std::string line; std::getline(file, line);) {
+            std::istringstream words(line);
+            std::string name;
+            words >> name;
+            std::vector<float>* target = name == "q" ? &read.q : name == "k" ? &read.k : nullptr;
+            if (target == nullptr) continue;
+            for (double x; words >> x;) target->push_back(static_cast<float>(x));
+        }
+        if (read.q.empty() || read.q.size() != read.k.size() || read.q.size() % 2 != 0)
+            throw std::runtime_error(std::string(chapter_vectors_path) + " does not hold a q and a k of one even length");
+        return read;
+    }();
+    return vectors;
+}
+
+// (P, H): the vector on every row; after rope_rotate, row p is the vector at position p.
+wai::Tensor at_every_position(const std::vector<float>& vector, int64_t P) {
+    const int64_t H = static_cast<int64_t>(vector.size());
+    wai::Tensor rows({P, H});
+    for (int64_t p = 0; p < P; ++p) std::copy(vector.begin(), vector.end(), rows.data() + p * H);
+    return rows;
+}
+
+double row_dot(const wai::Tensor& a, int64_t i, const wai::Tensor& b, int64_t j) {
+    const int64_t H = a.size(1);
+    double total = 0.0;
+    for (int64_t c = 0; c < H; ++c) total += double(a[i * H + c]) * b[j * H + c];
+    return total;
+}
+
+}  // namespace
+
+// The widget's four scores for a query at m and a key at n: q·k with no position; RoPE; sinusoids
+// added to both; ALiBi's penalty -slope·|m - n| (a causal model sees only keys n <= m: the widget
+// shows the penalty the pair would get with the later one as the query).
+std::string position_scores(int m, int n, double slope) {
+    try {
+        if (m < 0 || n < 0 || m >= widget_positions || n >= widget_positions)
+            return error_text("positions must be from 0 to " + std::to_string(widget_positions - 1) + ", got " +
+                              std::to_string(m) + " and " + std::to_string(n));
+        if (!(slope >= 0.0) || !std::isfinite(slope)) return error_text("the ALiBi slope must be 0 or more");
+        const ChapterVectors& chapter = chapter_vectors();
+        const int64_t H = static_cast<int64_t>(chapter.q.size()), P = widget_positions;
+        const wai::Tensor q = at_every_position(chapter.q, P), k = at_every_position(chapter.k, P);  // (P, H)
+        const wai::RopeTable table =
+            wai::make_rope_table(P, wai::rope_frequencies(H, widget_base), wai::RopePairing::interleaved);
+        const wai::Tensor rotated_q = wai::rope_rotate(q, table), rotated_k = wai::rope_rotate(k, table);  // (P, H)
+        const wai::Tensor pe = wai::sinusoid_table(P, H);  // (P, H)
+        wai::Tensor q_plus(q), k_plus(k);                   // (P, H)
+        for (int64_t i = 0; i < P * H; ++i) q_plus[i] += pe[i], k_plus[i] += pe[i];
+        const wai::Tensor bias = wai::alibi_bias({slope}, P);  // (1, P, P): row = query, column = key <= query
+        const int64_t later = std::max(m, n), earlier = std::min(m, n);
+        const double dot = row_dot(q, m, k, n);
+        return json{{"m", m},
+                    {"n", n},
+                    {"distance", n - m},
+                    {"dot", dot},
+                    {"rope", row_dot(rotated_q, m, rotated_k, n)},
+                    {"sinusoid", row_dot(q_plus, m, k_plus, n)},
+                    {"alibi", dot + double(bias[later * P + earlier])},
+                    {"head_dim", H},
+                    {"base", widget_base},
+                    {"positions", P}}
+            .dump();
+    } catch (const std::exception& e) {
+        return error_text(e.what());
+    }
+}
+
+// One run of the experiment for the page: begin() checks and builds, run() takes steps, then the
+// tests of the trained model. Every method answers in JSON (see the file's header).
+class Training {
+public:
+    // "" when the run can start, else the reason (train_position's own words for a bad task, scheme or size).
+    std::string begin(const std::string& task, const std::string& scheme, const std::string& seed, const std::string& steps) {
+        try {
+            wai::RunConfig config;
+            config.task = task;
+            config.scheme = scheme;
+            config.seed = static_cast<uint64_t>(wai::parse_integer(seed, "the seed"));
+            config.steps = wai::parse_integer(steps, "the steps");
+            if (config.steps < 1 || config.steps > 100000) return error_text("the steps must be from 1 to 100000, got " + steps);
+            wai::validate(config);
+            model_ = wai::make_model(config);
+            state_ = std::make_unique<wai::TrainingState>(*model_, config);
+            config_ = config;
+            result_ = {};
+            steps_done_ = 0;
+            tested_ = false;
+            return "";
+        } catch (const std::exception& e) {
+            model_.reset();
+            state_.reset();
+            return error_text(e.what());
+        }
+    }
+
+    // Up to `count` more steps: {"step": steps done, "steps": the run's steps, "losses": [one per step]}.
+    std::string run(int count) {
+        if (!state_) return error_text("no run has begun");
+        json losses = json::array();
+        try {
+            for (int i = 0; i < count && steps_done_ < config_.steps; ++i) {
+                const double loss = wai::training_step(*model_, state_->optimizer, state_->task, state_->data, config_);
+                ++steps_done_;
+                if (!std::isfinite(loss))
+                    return error_text("training stopped at step " + std::to_string(steps_done_) + ": the loss is " +
+                                      std::to_string(loss));
+                result_.final_loss = loss;
+                losses.push_back(loss);
+            }
+        } catch (const std::exception& e) {
+            return error_text(e.what());
+        }
+        return json{{"step", steps_done_}, {"steps", config_.steps}, {"losses", losses}}.dump();
+    }
+
+    // The run's tests, as train_position's: {"line": its result line, "accuracy": [...], "lengths": [...],
+    // "chapter": [the chapter's rows for this task and scheme, seeds 0 and 1]}. Stopped early, the
+    // model is tested as it is and the line says after how many steps.
+    std::string result() {
+        if (!model_) return error_text("no run has begun");
+        try {
+            if (!tested_) {
+                wai::RunConfig tested = config_;
+                tested.steps = steps_done_;
+                wai::test_model(*model_, tested, result_);
+                tested_ = true;
+            }
+            json chapter = json::array();
+            std::ifstream table(chapter_table_path);
+            for (std::string line; std::getline(table, line);) {
+                const auto row = wai::parse_result_line(line);
+                if (row && row->task == config_.task && row->scheme == config_.scheme) chapter.push_back(line);
+            }
+            return json{{"line", wai::format_result_line(config_, result_)},
+                        {"steps_done", steps_done_},
+                        {"steps", config_.steps},
+                        {"lengths", config_.test_lengths},
+                        {"accuracy", result_.accuracy},
+                        {"chapter", chapter}}
+                .dump();
+        } catch (const std::exception& e) {
+            return error_text(e.what());
+        }
+    }
+
+    // The attention weights of every layer (head 0) on the seed's first test sequence of `length`,
+    // as make plots draws them: {"length", "layers": [[row-major T x T weights], ...], "summary": [...]}.
+    std::string attention(int length) {
+        if (!model_) return error_text("no run has begun");
+        try {
+            wai::RunConfig config = config_;
+            config.test_lengths = {length};
+            wai::validate(config);  // a learned table shorter than `length` is refused here
+            const wai::Task task = wai::configured_task(config);
+            const wai::Batch sequence = wai::test_batch(task, config.seed, length, 1);
+            std::vector<wai::Tensor> maps;  // one (1, NH, T, T) per layer
+            {
+                wai::NoGradScope no_grad;
+                wai::ForwardOptions options;
+                options.attention_weights = &maps;
+                model_->forward(sequence.tokens, 1, length, options);
+            }
+            json layers = json::array(), summary = json::array();
+            const int64_t T = length;
+            for (const wai::Tensor& weights : maps) {
+                layers.push_back(std::vector<float>(weights.data(), weights.data() + T * T));
+                // Where queries past the training length look: how many put their largest weight
+                // exactly the lag back (lag's answer), and the mean distance they attend.
+                int64_t lag_back = 0, queries = 0;
+                double mean_distance = 0.0;
+                for (int64_t m = config.train_length; m < T; ++m) {
+                    const float* row = weights.data() + m * T;
+                    int64_t best = 0;
+                    for (int64_t n = 0; n <= m; ++n) {
+                        if (row[n] > row[best]) best = n;
+                        mean_distance += row[n] * static_cast<double>(m - n);
+                    }
+                    lag_back += m - best == config.lag;
+                    ++queries;
+                }
+                summary.push_back({{"queries", queries},
+                                   {"lag_back", lag_back},
+                                   {"mean_distance", queries ? mean_distance / queries : 0.0}});
+            }
+            return json{{"length", T}, {"train_length", config.train_length}, {"lag", config.lag},
+                        {"layers", layers}, {"summary", summary}}
+                .dump();
+        } catch (const std::exception& e) {
+            return error_text(e.what());
+        }
+    }
+
+    // The trained RoPE model tested at one length with a context extension ("pi", "ntk", "yarn", or
+    // "" for none), at s = length / train length as make experiment-extension does:
+    // {"method", "length", "accuracy", "past_train", "line"}.
+    std::string extension(const std::string& method, int length) {
+        if (!model_) return error_text("no run has begun");
+        try {
+            wai::RunConfig config = config_;
+            config.steps = steps_done_;
+            config.test_lengths = {length};
+            config.extension = method;
+            wai::validate(config);  // only RoPE models take an extension, at lengths it allows
+            wai::RunResult tested;
+            wai::test_model(*model_, config, tested);
+            return json{{"method", method.empty() ? "none" : method},
+                        {"length", length},
+                        {"accuracy", tested.accuracy.at(0)},
+                        {"past_train", tested.past_train_accuracy},
+                        {"line", wai::format_result_line(config, tested)}}
+                .dump();
+        } catch (const std::exception& e) {
+            return error_text(e.what());
+        }
+    }
+
+private:
+    wai::RunConfig config_;
+    std::unique_ptr<wai::Transformer> model_;
+    std::unique_ptr<wai::TrainingState> state_;
+    wai::RunResult result_;
+    int64_t steps_done_ = 0;
+    bool tested_ = false;
+};
+
+EMSCRIPTEN_BINDINGS(whereami_page) {
+    emscripten::function("position_scores", &position_scores);
+    emscripten::class_<Training>("Training")
+        .constructor<>()
+        .function("begin", &Training::begin)
+        .function("run", &Training::run)
+        .function("result", &Training::result)
+        .function("attention", &Training::attention)
+        .function("extension", &Training::extension);
+}
