@@ -12,7 +12,9 @@
 //   - a bad scheme is refused with the engine's reason, and training works again afterwards;
 //   - one lesson (05_rope) runs in the page to "lesson 05: ok" and exit code 0;
 //   - context extension on the trained RoPE model fills its table;
-//   - the page on a phone-sized screen (390 x 844) has no sideways scrolling of the page itself.
+//   - the page on a phone-sized screen (390 x 844) has no sideways scrolling of the page itself;
+//   - no error in the page or its console, nothing loaded from outside the page's folder, and all
+//     it loaded (engine, lessons module, scripts, a lesson's source) at most 5 MB.
 // Screenshots of each stage go to SCREENSHOTS/. Exit code 1 if any check failed.
 //   node tests/web/page_test.mjs WEB_BUILD NATIVE_TRAIN_POSITION SCREENSHOTS [CHROMIUM]
 // Leaves out timing (make bench-web) and the node programs (tests/web_agreement.sh).
@@ -46,6 +48,20 @@ try {
   const errors = [];
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   page.on('console', (message) => message.type() === 'error' && errors.push(`console: ${message.text()}`));
+  // Everything the page loads: from its own folder only (no CDN, nothing from the network), and
+  // how many bytes, to hold the page to 5 MB.
+  const foreign = [], loaded = new Map();
+  page.on('request', (request) => {
+    const where = request.url();
+    if (!where.startsWith(url) && !where.startsWith('data:') && !where.startsWith('blob:')) foreign.push(where);
+  });
+  page.on('response', async (response) => {
+    try {
+      loaded.set(response.url(), (await response.body()).length);
+    } catch {
+      // a redirect or an aborted load has no body
+    }
+  });
   const text = (selector) => page.textContent(selector);
   const until = (predicate, argument, seconds) => page.waitForFunction(predicate, argument, { timeout: seconds * 1000 });
 
@@ -157,6 +173,11 @@ try {
   await page.screenshot({ path: `${shots}/5-phone.png` });
 
   check(errors.length === 0, 'no error in the page or its console', errors.join('; '));
+  check(foreign.length === 0, 'everything the page loaded came from its own folder', foreign.join(' '));
+  const bytes = [...loaded.values()].reduce((a, b) => a + b, 0);
+  console.log(`  the page loaded ${loaded.size} files, ${bytes} bytes in all: ` +
+    [...loaded.entries()].map(([where, size]) => `${where.slice(url.length) || '/'} ${size}`).join(', '));
+  check(bytes <= 5000000, 'and at most 5 MB of them', `${bytes} bytes`);
 } catch (error) {
   check(false, 'the page test ran to its end', error.message.split('\n')[0]);
 } finally {
