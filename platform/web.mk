@@ -1,10 +1,13 @@
-# whereami as WebAssembly, run by node (included by the Makefile):
+# whereami as WebAssembly, under node and in the browser (included by the Makefile):
 #   make web        the library (tensor/ autograd/ nn/ positional/ tasks/, plain and fast kernels, with
 #                   files/ and experiment/), train_position and every lesson, built by Emscripten's em++
 #                   into build/web/: NAME.js and NAME.wasm each, run from any folder as
 #                   node build/web/train_position.js lag rope 0 --steps 100
-#   make test-web   those programs under node held to the native ones (tests/web_agreement.sh), in
-#                   under 3 minutes on the machine of docs/platforms.md; not part of make test
+#                   and the page (web/) beside them: build/web/index.html and the files it loads
+#   make web-serve  serves build/web/ on http://127.0.0.1:WEB_PORT/ (platform/web_serve.mjs)
+#   make test-web   those programs under node held to the native ones (tests/web_agreement.sh), then
+#                   the page in headless Chromium (tests/web/page_test.mjs); not part of make test
+#   make bench-web  a training step in headless Chromium against the native one (bench/web_bench.mjs)
 # The same sources as the native build but for the files only a native process has, which the web
 # build leaves out (WEB_NATIVE_ONLY), and the *_web.cpp files it has in their place: matrix products
 # through tensor/gemm_portable.cpp's blocked loop instead of OpenBLAS, the start-up of
@@ -26,8 +29,10 @@
 #     no file; -sALLOW_MEMORY_GROWTH=1 up to 4 GiB for the largest runs. NODERAWFS calls
 #     standard input, output and error terminals whatever they are: startup/startup_web.js (--pre-js)
 #     asks node.
-# Leaves out a browser page (these are node programs), threads (WebAssembly threads need
-# SharedArrayBuffer and a worker per thread), collect_results and collect_extension, the exercises,
+# The page's two modules are built for the browser instead (-sENVIRONMENT=web,worker, -sMODULARIZE:
+# the page's scripts create them), from the same objects; see the page's part below.
+# Leaves out threads (WebAssembly threads need SharedArrayBuffer, so cross-origin-isolation headers
+# from the host, and a worker per thread), collect_results and collect_extension, the exercises,
 # and libc++'s own bounds checks (the lessons' checked indexing, WAI_CHECKED_INDEXING, is kept).
 .PHONY: web web-page test-web check-web-deps check-web-test-deps web-serve bench-web
 
