@@ -47,7 +47,7 @@ WEB_OPTIMISE  := -O2 -msimd128
 # is its own): each is linked into $(WEB_BUILD)/include, the one folder of them it is told about.
 WEB_HEADER_LIBRARIES := /usr/include/nlohmann
 WEB_INCLUDE   := $(WEB_BUILD)/include
-WEB_CXXFLAGS  := -std=c++20 $(WEB_OPTIMISE) -fno-math-errno -fopenmp-simd -fexceptions -Wall -Wextra -I. -isystem $(WEB_INCLUDE) -MMD -MP
+WEB_CXXFLAGS  := -std=c++20 $(WEB_OPTIMISE) -fno-math-errno -fopenmp-simd -fexceptions -Wall -Wextra -I. -isystem startup/web_include -isystem $(WEB_INCLUDE) -MMD -MP
 WEB_PRE_JS    := startup/startup_web.js
 WEB_LDFLAGS   := $(WEB_OPTIMISE) -fexceptions -sENVIRONMENT=node -sWASM_ASYNC_COMPILATION=0 -sEXIT_RUNTIME=1 \
                  -sNODERAWFS=1 -sFORCE_FILESYSTEM=1 -sALLOW_MEMORY_GROWTH=1 -sMAXIMUM_MEMORY=4GB --pre-js $(WEB_PRE_JS)
@@ -79,13 +79,13 @@ endif
 # The programs, and the page (below).
 web: check-web-deps $(WEB_LIBRARY) $(WEB_PROGRAMS) web-page
 
-# Emscripten from Debian (it brings node-acorn and binaryen); installed here when root may, as
-# make test-arm64 does its cross compiler.
+# Emscripten from Debian (it brings node-acorn and binaryen), installed on first use as the
+# set-up installs the rest (platform/debian.mk's install-packages: as root, or through sudo; a user
+# with neither is told the apt-get line to run).
 check-web-deps:
-	@missing=$$(for p in $(WEB_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done); \
+	@missing='$(call missing_packages,$(WEB_PACKAGES))'; \
 	if [ -n "$$missing" ] && ! command -v $(EMXX) >/dev/null; then \
-	  if [ "$$(id -u)" != 0 ]; then echo "web: missing $$missing(Debian's Emscripten); as root, run: apt-get update && apt-get install -y $$missing" >&2; exit 1; fi; \
-	  echo "web: installing $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; fi
+	  $(MAKE) --no-print-directory -f platform/debian.mk install-packages PACKAGES="$$missing" || exit 1; fi
 	@command -v $(WEB_NODE) >/dev/null || { echo "web: missing node, which runs Emscripten and the programs (Debian package nodejs)" >&2; exit 1; }
 
 $(WEB_INCLUDE)/.linked:
@@ -192,13 +192,12 @@ test-web: all web check-web-test-deps $(WEB_TEST_MODULES) $(WEB_TEST_LESSONS:%=$
 	$(WEB_NODE) tests/web/page_test.mjs $(WEB_BUILD) $(BUILD)/train_position $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
 	exit $$status
 
-# Chromium from Debian, and npm (the machine's, or Debian's) for playwright-core.
+# Chromium from Debian, and npm (the machine's, or Debian's) for playwright-core, installed as above.
 check-web-test-deps:
-	@missing=$$(for p in $(WEB_TEST_PACKAGES); do dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'install ok installed' || printf '%s ' $$p; done); \
+	@missing='$(call missing_packages,$(WEB_TEST_PACKAGES))'; \
 	command -v $(WEB_NPM) >/dev/null || missing="$$missing npm"; \
-	if [ -n "$$missing" ]; then \
-	  if [ "$$(id -u)" != 0 ]; then echo "test-web: missing $$missing(the browser and npm for the page's tests); as root, run: apt-get update && apt-get install -y $$missing" >&2; exit 1; fi; \
-	  echo "test-web: installing $$missing"; apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; fi
+	if [ -n "$$(echo $$missing)" ]; then \
+	  $(MAKE) --no-print-directory -f platform/debian.mk install-packages PACKAGES="$$(echo $$missing)" || exit 1; fi
 
 $(WEB_TEST_MODULES): tests/web/package.json tests/web/package-lock.json
 	cd tests/web && $(WEB_NPM) ci --no-audit --no-fund --loglevel=error

@@ -7,6 +7,8 @@
 #error "startup/openmp_web.cpp is for builds without OpenMP (-fopenmp is on)"
 #endif
 
+#include <omp.h>  // startup/web_include/omp.h: these four, declared as they are defined here
+
 extern "C" {
 
 int omp_get_max_threads(void) { return 1; }
