@@ -237,20 +237,25 @@ $(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(BUILD)/bench/gemm_recording.o
 # Both kernels settings, their repeats in turn (KERNELS=plain or fast for one). Then 1 thread
 # against 2 on the fast kernels, as the machine is and with one core held by a busy-loop child
 # process, their repeats in turn, and the two ratios (docs/performance.md, section 10).
+# BENCH_SIZES (e.g. '--dim 256 --layers 4 --length 256') times another size instead, and leaves
+# out the thread part, which times the chapter's model only.
 KERNELS ?= both
+BENCH_SIZES ?=
 bench: check-deps $(BUILD)/bench_step
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 --kernels $(KERNELS)
-	$(BUILD)/bench_step --scaling 2
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 --kernels $(KERNELS) $(BENCH_SIZES)
+	$(if $(strip $(BENCH_SIZES)),,$(BUILD)/bench_step --scaling 2)
 
 # PyTorch (Debian python3-torch, never needed by the build) on the same model and step, one thread,
 # timed as ours is, in alternating rounds until both medians settle (bench/torch_compare.py): each
-# side's median and spread, and the ratio with its spread (KERNELS=plain: ours on the plain kernels).
+# side's median and spread, and the ratio with its spread (KERNELS=plain: ours on the plain kernels;
+# BENCH_SIZES as for make bench, with 2 steps a repeat and 1 repeat a round, a step there taking seconds).
 # PyTorch's BLAS is the same system
 # OpenBLAS, so it gets the kernels ours picked (startup/openblas_startup.hpp): otherwise, on a CPU newer than
 # OpenBLAS 0.3.21, it would run the generic ones and look twice as slow as it is.
 bench-torch: check-deps $(BUILD)/bench_step
 	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "missing: PyTorch for the comparison; install the Debian package python3-torch"; exit 1; }
-	@/usr/bin/python3 bench/torch_compare.py $(BUILD)/bench_step --kernels $(if $(filter plain,$(KERNELS)),plain,fast)
+	@/usr/bin/python3 bench/torch_compare.py $(BUILD)/bench_step --kernels $(if $(filter plain,$(KERNELS)),plain,fast) \
+	  $(if $(strip $(BENCH_SIZES)),--sizes '$(strip $(BENCH_SIZES))' --steps 2 --repeats 1)
 
 # Catch2's main is compiled once into its own object: it is the slow part of a test build.
 $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)

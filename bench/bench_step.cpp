@@ -5,7 +5,10 @@
 // matmuls' share and their achieved GFLOP/s next to what cblas_sgemm reaches alone on the very same
 // shapes (the matmul-bound floor of a step), and the split into forward, backward and optimizer;
 // then the process's peak resident memory.
-//   build/bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both]   (each at most once)
+//   build/bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both]
+//                    [--dim D] [--layers L] [--length T] [--batch B]   (each at most once)
+// --dim, --layers, --length and --batch change the model and batch from the chapter's (D 64, 2
+// layers, T 32, B 64; the MLP is always 4 x D wide, one head) to see how a step's cost grows.
 // With --scaling T it times instead the fast kernels on 1 thread against T threads asked (the
 // count set_threads then uses is printed too: no more than the cores found free), their repeats
 // taken in turn: first as the machine is, then with one core held by a busy-loop child process
@@ -78,12 +81,13 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
     return total;
 }
 
-// The flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both and --scaling N, each
+// The flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, --scaling N and the
+// sizes --dim N (2 to 4096, even), --layers N (1 to 64), --length N and --batch N (1 to 4096), each
 // at most once; anything else, a flag without its value, an empty value, or a value out of its range
 // ("5x", "+5", " 5" included: positional/number_text.hpp's rule) is refused with one line.
 [[noreturn]] void refuse(const std::string& problem) {
     std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, "
-                         "--scaling N)\n", one_line(problem).c_str());
+                         "--scaling N, --dim N, --layers N, --length N, --batch N)\n", one_line(problem).c_str());
     std::exit(2);
 }
 
@@ -91,7 +95,8 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
 const char* flag_value(int argc, char** argv, const std::string& name) {
     for (int i = 1; i < argc; i += 2) {
         const std::string flag = argv[i];
-        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels" && flag != "--scaling")
+        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels" && flag != "--scaling" &&
+            flag != "--dim" && flag != "--layers" && flag != "--length" && flag != "--batch")
             refuse("unknown argument '" + flag + "'");
         if (i + 1 >= argc) refuse(flag + " needs a value");
         if (argv[i + 1][0] == '\0') refuse(flag + " needs a value, got an empty one");
@@ -124,6 +129,27 @@ int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
     refuse(name + " needs a whole number from 1 to 100000, got '" + text + "'");
 }
 
+// The model's and batch's sizes: the chapter's by default.
+struct Sizes {
+    int64_t dim = 64, layers = 2, length = 32, batch = 64;
+};
+
+// `name`'s value from `low` to `high` (and even, when asked), else refused; `fallback` when not given.
+int64_t size_flag(int argc, char** argv, const std::string& name, int64_t fallback, int64_t low, int64_t high, bool even = false) {
+    const char* text = flag_value(argc, argv, name);
+    if (text == nullptr) return fallback;
+    int64_t value = 0;
+    try {
+        value = parse_integer(text, name);
+    } catch (const std::invalid_argument&) {
+        value = low - 1;
+    }
+    if (value < low || value > high || (even && value % 2 != 0))
+        refuse(name + " needs a whole number from " + std::to_string(low) + " to " + std::to_string(high) +
+               (even ? " (even: RoPE turns pairs)" : "") + ", got '" + text + "'");
+    return value;
+}
+
 // One kernels setting's model, optimizer and data, and what its repeats measured.
 struct Run {
     Kernels kernels;
@@ -136,10 +162,13 @@ struct Run {
     std::vector<GemmShapeStats> shapes;
     PhaseTimes phases;
 
-    explicit Run(Kernels k) : kernels(k) {
+    Run(Kernels k, const Sizes& sizes) : kernels(k) {
         TransformerConfig config;
         config.vocab = task.vocab;
         config.outputs = task.outputs();
+        config.dim = sizes.dim;
+        config.layers = sizes.layers;
+        config.mlp_hidden = 4 * sizes.dim;
         model = std::make_unique<Transformer>(
             config, make_position_encoding(parse_position_spec("rope"), config.dim, config.heads, init), init);
         optimizer = std::make_unique<AdamW>(model->parameters());
@@ -261,8 +290,9 @@ double timed_steps(Run& run, int threads, int64_t B, int64_t T, int steps, std::
 // Each thread count trains its own model from the same start; their repeats alternate (and which
 // goes first alternates too), so both see the same machine.
 int scaling(int threads, int steps, int repeats) {
-    const int64_t B = 64, T = 32;
-    Run one(Kernels::fast), many(Kernels::fast);
+    const Sizes sizes;
+    const int64_t B = sizes.batch, T = sizes.length;
+    Run one(Kernels::fast, sizes), many(Kernels::fast, sizes);
     const auto measure = [&](std::vector<double>& one_ms, std::vector<double>& many_ms, std::vector<int>& used) {
         timed_steps(one, 1, B, T, 5);  // warm-up, and the busy loop settles on its core
         timed_steps(many, threads, B, T, 5);
@@ -323,8 +353,16 @@ int main(int argc, char** argv) {
     if (scaled && (many < 2 || many > 64)) refuse("--scaling needs a thread count from 2 to 64, got " + std::to_string(many));
     if (scaled && (flag_value(argc, argv, "--threads") != nullptr || flag_value(argc, argv, "--kernels") != nullptr))
         refuse("--scaling times 1 thread against N on the fast kernels: it takes no --threads or --kernels");
+    Sizes sizes;
+    sizes.dim = size_flag(argc, argv, "--dim", sizes.dim, 2, 4096, /*even=*/true);
+    sizes.layers = size_flag(argc, argv, "--layers", sizes.layers, 1, 64);
+    sizes.length = size_flag(argc, argv, "--length", sizes.length, 1, 4096);
+    sizes.batch = size_flag(argc, argv, "--batch", sizes.batch, 1, 4096);
+    if (scaled && (flag_value(argc, argv, "--dim") || flag_value(argc, argv, "--layers") || flag_value(argc, argv, "--length") ||
+                   flag_value(argc, argv, "--batch")))
+        refuse("--scaling times the chapter's model: it takes no --dim, --layers, --length or --batch");
     set_threads(threads);
-    const int64_t B = 64, T = 32;
+    const int64_t B = sizes.batch, T = sizes.length;
     // 2 is OpenBLAS's OpenMP build; the pthread build beside our OpenMP loops is 3-5x slower (docs/performance.md, section 3).
     if (openblas_get_parallel() != 2)
         std::fprintf(stderr, "bench_step: warning: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d); "
@@ -332,15 +370,18 @@ int main(int argc, char** argv) {
     if (scaled) return scaling(many, steps, repeats);
 
     std::vector<std::unique_ptr<Run>> runs;
-    for (Kernels k : kernels) runs.push_back(std::make_unique<Run>(k));
+    for (Kernels k : kernels) runs.push_back(std::make_unique<Run>(k, sizes));
     for (auto& run : runs)
         for (int i = 0; i < 5; ++i) run->step(B, T, nullptr);  // warm-up: first allocations, BLAS buffers
     // The settings' repeats in turn, so that a change in the machine's speed falls on both alike.
     for (int r = 0; r < 2 * repeats; ++r)
         for (auto& run : runs) run->repeat(B, T, steps, repeats, /*recorded=*/r % 2 == 1);
 
-    std::printf("bench: lag rope, B=%lld T=%lld, %d threads, OpenBLAS %s kernels, openblas_get_parallel() = %d (the OpenMP build)\n",
-                static_cast<long long>(B), static_cast<long long>(T), threads, blas_kernels(), openblas_get_parallel());
+    std::printf("bench: lag rope, B=%lld T=%lld D=%lld, %lld layers, MLP %lld, %d threads, OpenBLAS %s kernels, "
+                "openblas_get_parallel() = %d (the OpenMP build)\n",
+                static_cast<long long>(B), static_cast<long long>(T), static_cast<long long>(sizes.dim),
+                static_cast<long long>(sizes.layers), static_cast<long long>(4 * sizes.dim), threads, blas_kernels(),
+                openblas_get_parallel());
     std::printf("bench: OpenBLAS %s kernels: %s\n", blas_kernels(), blas_kernels_origin().c_str());
     std::vector<double> step_ms;
     for (const auto& run : runs) step_ms.push_back(run->report(B, T, steps, repeats));

@@ -10,8 +10,9 @@ Rounds go on until both sides' running medians (the median of the rounds so far)
 2% in the last round, after at least 4 rounds and at most --max-rounds; the last line says whether
 they settled. Prints each side's median and spread (min..max of the rounds), and the ratio PyTorch /
 whereami with its spread (the rounds' ratios).
-  bench/torch_compare.py BENCH_STEP [--kernels fast|plain] [--steps S] [--repeats R] [--max-rounds N]
-Leaves out other schemes and sizes: one is enough to compare speed.
+  bench/torch_compare.py BENCH_STEP [--kernels fast|plain] [--steps S] [--repeats R] [--max-rounds N] [--sizes '--dim D ...']
+Leaves out other schemes: one is enough to compare speed. --sizes (make bench-torch BENCH_SIZES=...) gives
+bench_step's --dim, --layers, --length and --batch to both sides.
 """
 import argparse
 import os
@@ -42,16 +43,18 @@ def main():
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-rounds", type=int, default=12)
+    parser.add_argument("--sizes", default="", help="bench_step's size flags, given to both sides: '--dim 256 --layers 4 --length 256'")
     args = parser.parse_args()
+    sizes = args.sizes.split()
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     ours_command = [args.bench_step, "--threads", "1", "--kernels", args.kernels, "--steps", str(args.steps),
-                    "--repeats", str(args.repeats)]
+                    "--repeats", str(args.repeats)] + sizes
     _, first = run(ours_command, env, r"([0-9.]+) ms per step", "bench_step")
     kernels = re.search(r"OpenBLAS ([A-Za-z0-9]+) kernels", first).group(1)
     origin = re.search(r"OpenBLAS [A-Za-z0-9]+ kernels: (.*)", first).group(1)
     torch_env = dict(env, OPENBLAS_CORETYPE=kernels)
     torch_command = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_step.py"),
-                     "--threads", "1", "--steps", str(args.steps), "--repeats", str(args.repeats)]
+                     "--threads", "1", "--steps", str(args.steps), "--repeats", str(args.repeats)] + sizes
     _, torch_first = run(torch_command, torch_env, r"([0-9.]+) ms per step", "torch_step.py")
     print(f"bench-torch: whereami {args.kernels} kernels against {torch_first.splitlines()[0].split(': ', 1)[1]}; "
           f"OpenBLAS {kernels} kernels on both ({origin})")

@@ -50,6 +50,13 @@ TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, befo
         {"--scaling 65", "--scaling needs a thread count from 2 to 64, got 65"},
         {"--scaling 2 --threads 2", "it takes no --threads or --kernels"},
         {"--scaling 2 --kernels fast", "it takes no --threads or --kernels"},
+        {"--dim 63", "--dim needs a whole number from 2 to 4096 (even: RoPE turns pairs), got '63'"},
+        {"--dim 0", "--dim needs a whole number from 2 to 4096 (even: RoPE turns pairs), got '0'"},
+        {"--layers 65", "--layers needs a whole number from 1 to 64, got '65'"},
+        {"--length 4097", "--length needs a whole number from 1 to 4096, got '4097'"},
+        {"--batch -1", "--batch needs a whole number from 1 to 4096, got '-1'"},
+        {"--batch 1e3", "--batch needs a whole number from 1 to 4096, got '1e3'"},
+        {"--scaling 2 --dim 128", "it takes no --dim, --layers, --length or --batch"},
     };
     for (const auto& [line, message] : cases) {
         INFO("bench_step " << line);
