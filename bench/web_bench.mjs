@@ -47,7 +47,7 @@ function nativeRound() {
 const { server, url } = await serve(web);
 const browser = await chromium.launch({
   executablePath: options.chromium,
-  args: process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : [],
+  args: [...(process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : []), '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
 });
 try {
   const page = await browser.newPage();

@@ -2,7 +2,8 @@
 // folder on localhost with the types a browser needs (application/wasm, so that it compiles the
 // engine while it downloads), nothing outside the folder, and no caching of stale builds.
 //   node platform/web_serve.mjs FOLDER [PORT]   (PORT 0 or none: a free port; prints the URL)
-// Also imported: serve(folder, port) resolves to {server, url}.
+// Also imported: serve(folder, port) resolves to {server, url, served}, served a Map of each path
+// served to the bytes sent for it, all requests together (the tests hold the page to its size).
 // Leaves out HTTPS and compression: the page needs neither (it uses no threads, so no
 // cross-origin-isolation headers either).
 import { createServer } from 'node:http';
@@ -19,6 +20,7 @@ const types = {
 
 export function serve(folder, port = 0) {
   const root = resolve(folder);
+  const served = new Map();
   const server = createServer(async (request, response) => {
     try {
       const path = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
@@ -28,6 +30,7 @@ export function serve(folder, port = 0) {
       const body = await readFile(file);
       response.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' });
       response.end(body);
+      served.set(path, (served.get(path) || 0) + body.length);
     } catch (error) {
       response.writeHead(error.code === 'ENOENT' || error.code === 'EISDIR' ? 404 : 500, { 'Content-Type': 'text/plain' });
       response.end(error.code === 'ENOENT' ? 'not found\n' : 'could not read it\n');
@@ -35,7 +38,7 @@ export function serve(folder, port = 0) {
   });
   return new Promise((done, failed) => {
     server.once('error', failed);
-    server.listen(port, '127.0.0.1', () => done({ server, url: `http://127.0.0.1:${server.address().port}/` }));
+    server.listen(port, '127.0.0.1', () => done({ server, url: `http://127.0.0.1:${server.address().port}/`, served }));
   });
 }
 

@@ -38,7 +38,7 @@ function scoresAt(m, n) {
 function showScores(now, before) {
   $('query-pos-value').textContent = now.m;
   $('key-pos-value').textContent = now.n;
-  $('distance').textContent = now.distance;
+  $('distance').textContent = String(now.distance).replace('-', '\u2212');
   for (const name of ['rope', 'sinusoid', 'alibi', 'dot']) {
     $(`score-${name}`).textContent = format(now[name]);
     $(`before-${name}`).textContent = before ? format(before[name]) : '';
@@ -79,12 +79,20 @@ function setUpWidget(engine) {
 }
 
 // ---- 2. Training, 3. attention maps, 4. context extension ----
-const run = { worker: null, losses: [], steps: 0, scheme: '', task: '', extensionRows: {} };
+// The current request's id: the worker's answers to an earlier one (a run replaced, an extension
+// test of an older model) are dropped.
+const run = { worker: null, id: 0, losses: [], steps: 0, scheme: '', task: '', extensionRows: {}, extending: false };
 
 function drawLoss() {
   const canvas = $('loss-canvas');
+  // Drawn at the size it is shown (and the screen's pixel density), so its labels stay readable
+  // on a phone; the canvas keeps its 640 x 220 proportions.
+  const scale = window.devicePixelRatio || 1, shown = canvas.clientWidth || 640;
+  canvas.width = Math.round(shown * scale);
+  canvas.height = Math.round(shown * 220 / 640 * scale);
   const context = canvas.getContext('2d');
-  const width = canvas.width, height = canvas.height, left = 48, bottom = 24, top = 10, right = 10;
+  context.setTransform(scale, 0, 0, scale, 0, 0);
+  const width = shown, height = shown * 220 / 640, left = 48, bottom = 24, top = 10, right = 10;
   context.clearRect(0, 0, width, height);
   context.fillStyle = '#1b1b1b';
   context.font = '12px system-ui, sans-serif';
@@ -117,6 +125,7 @@ function drawAttention(attention) {
     const canvas = document.createElement('canvas');
     canvas.width = T;
     canvas.height = T;
+    canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', `layer ${layer} attention weights`);
     const context = canvas.getContext('2d');
     const image = context.createImageData(T, T);
@@ -166,13 +175,21 @@ function drawExtensionTable() {
 }
 
 function trainingEnded() {
-  $('train-button').disabled = false;
+  $('train-button').disabled = run.extending;
   $('stop-button').disabled = true;
   setBusy('training', null);
 }
 
+function extensionEnded() {
+  run.extending = false;
+  $('extension-button').disabled = false;
+  $('train-button').disabled = false;
+  setBusy('context extension', null);
+}
+
 function onWorkerMessage(event) {
   const message = event.data;
+  if (message.type !== 'ready' && message.id !== run.id) return;  // an answer to an earlier request
   if (message.type === 'ready') {
     $('train-button').disabled = false;
     setBusy('loading the training worker', null);
@@ -195,23 +212,22 @@ function onWorkerMessage(event) {
   } else if (message.type === 'attention') {
     drawAttention(message.attention);
     trainingEnded();
-    $('extension-button').disabled = !/^rope(:|$)/.test(run.scheme);
+    const rope = /^rope(:|$)/.test(run.scheme);
+    $('extension-button').disabled = !rope || run.extending;
+    $('extension-button').title = rope ? '' : 'train a rope model first';
   } else if (message.type === 'extension') {
     const row = message.row;
     run.extensionRows[`${row.method === 'none' ? '' : row.method}:${row.length}`] = row;
     drawExtensionTable();
   } else if (message.type === 'done') {
-    if (message.request === 'extension') {
-      setBusy('context extension', null);
-      $('extension-button').disabled = false;
-    }
+    if (message.request === 'extension') extensionEnded();
   } else if (message.type === 'error') {
     if (message.request === 'train') {
       trainingEnded();
-      $('train-progress').textContent = `refused: ${message.text}`;
+      $('train-progress').textContent = `${message.refused ? 'refused' : 'stopped'}: ${message.text}`;
     } else {
-      setBusy('context extension', null);
-      $('extension-table').textContent = message.text;
+      extensionEnded();
+      $('extension-error').textContent = `stopped: ${message.text}`;
     }
   }
 }
@@ -232,12 +248,13 @@ function setUpTraining() {
     $('attention-maps').textContent = '';
     $('extension-table').textContent = '';
     $('extension-button').disabled = true;
+    $('extension-error').textContent = '';
     $('train-progress').textContent = 'starting';
     $('train-button').disabled = true;
     $('stop-button').disabled = false;
     setBusy('training', ': starting');
     drawLoss();
-    run.worker.postMessage({ type: 'train', task: run.task, scheme: run.scheme, seed: $('seed').value.trim(),
+    run.worker.postMessage({ type: 'train', id: ++run.id, task: run.task, scheme: run.scheme, seed: $('seed').value.trim(),
       steps: $('steps').value.trim() });
   });
   $('stop-button').addEventListener('click', () => {
@@ -245,11 +262,15 @@ function setUpTraining() {
     run.worker.postMessage({ type: 'stop' });
   });
   $('extension-button').addEventListener('click', () => {
+    // One request at a time: no new run while the model is being tested.
+    run.extending = true;
     $('extension-button').disabled = true;
+    $('train-button').disabled = true;
+    $('extension-error').textContent = '';
     run.extensionRows = {};
     drawExtensionTable();
     setBusy('context extension', '');
-    run.worker.postMessage({ type: 'extension', lengths: extensionLengths, methods: extensionMethods });
+    run.worker.postMessage({ type: 'extension', id: ++run.id, lengths: extensionLengths, methods: extensionMethods });
   });
 }
 
@@ -268,12 +289,29 @@ function setUpLessons(lessons) {
   select.addEventListener('change', showSource);
   showSource();
   $('lesson-run').disabled = false;
+  // The controls while a lesson runs: Run and the choice of lesson wait, Stop ends it.
+  const lessonRunning = (running) => {
+    $('lesson-run').disabled = running;
+    select.disabled = running;
+    $('lesson-stop').disabled = !running;
+  };
+  const endLesson = () => {
+    lessonWorker.terminate();
+    lessonWorker = null;
+    lessonRunning(false);
+    setBusy('lesson', null);
+  };
+  $('lesson-stop').addEventListener('click', () => {
+    if (!lessonWorker) return;
+    $('lesson-output').textContent += `\n(lesson ${select.value} stopped)\n`;
+    endLesson();
+  });
   $('lesson-run').addEventListener('click', () => {
     if (lessonWorker) lessonWorker.terminate();
     const output = $('lesson-output');
     output.textContent = '';
     const name = select.value;
-    $('lesson-run').disabled = true;
+    lessonRunning(true);
     setBusy('lesson', ` ${name}: running`);
     lessonWorker = new Worker('lesson_worker.js');
     lessonWorker.onmessage = (event) => {
@@ -281,10 +319,7 @@ function setUpLessons(lessons) {
       if (message.type === 'line') output.textContent += message.text + '\n';
       else if (message.type === 'exit') {
         output.textContent += `\n(lesson ${name} ended with exit code ${message.code})\n`;
-        lessonWorker.terminate();
-        lessonWorker = null;
-        $('lesson-run').disabled = false;
-        setBusy('lesson', null);
+        endLesson();
       }
     };
     lessonWorker.onerror = (error) => fail(`the lesson worker failed: ${error.message}`);

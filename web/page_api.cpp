@@ -30,6 +30,7 @@
 #include "positional/number_text.hpp"
 #include "positional/rope.hpp"
 #include "positional/sinusoid.hpp"
+#include "positional/spec.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
 #include "startup/output_check.hpp"
@@ -124,6 +125,22 @@ std::string position_scores(int m, int n, double slope) {
     }
 }
 
+// Whether two scheme texts name the same scheme: "rope", "rope:10000" and "rope:1e4" do, as do
+// "rope:1e6" and the chapter's "rope:1000000" (the chapter's rows are found for any spelling).
+bool same_scheme(const std::string& a, const std::string& b) {
+    const wai::PositionSpec x = wai::parse_position_spec(a), y = wai::parse_position_spec(b);
+    if (x.kind != y.kind) return false;
+    // The value a scheme without one has: RoPE's base 10000, T5's 32 buckets; ALiBi's geometric
+    // slopes have no one value, so "alibi" matches only "alibi".
+    const auto value = [](const wai::PositionSpec& spec) {
+        if (spec.has_value) return spec.value;
+        if (spec.kind == wai::PositionSpec::Kind::rope) return 10000.0;
+        if (spec.kind == wai::PositionSpec::Kind::t5) return 32.0;
+        return -1.0;
+    };
+    return value(x) == value(y);
+}
+
 // One run of the experiment for the page: begin() checks and builds, run() takes steps, then the
 // tests of the trained model. Every method answers in JSON (see the file's header).
 class Training {
@@ -134,9 +151,20 @@ public:
             wai::RunConfig config;
             config.task = task;
             config.scheme = scheme;
-            config.seed = static_cast<uint64_t>(wai::parse_integer(seed, "the seed"));
-            config.steps = wai::parse_integer(steps, "the steps");
-            if (config.steps < 1 || config.steps > 100000) return error_text("the steps must be from 1 to 100000, got " + steps);
+            // As train_position takes them: digits only, the seed 0 or more, the steps 1 to 100000.
+            const auto whole_number = [](const std::string& text, const std::string& what, int64_t low, int64_t high) {
+                int64_t value = low - 1;
+                try {
+                    value = wai::parse_integer(text, what);
+                } catch (const std::invalid_argument&) {
+                }
+                if (value < low || value > high)
+                    throw std::invalid_argument(what + " must be a whole number from " + std::to_string(low) + " to " +
+                                                std::to_string(high) + ", got '" + text + "'");
+                return value;
+            };
+            config.seed = static_cast<uint64_t>(whole_number(seed, "the seed", 0, 1000000000));
+            config.steps = whole_number(steps, "the number of steps", 1, 100000);
             wai::validate(config);
             model_ = wai::make_model(config);
             state_ = std::make_unique<wai::TrainingState>(*model_, config);
@@ -173,8 +201,8 @@ public:
     }
 
     // The run's tests, as train_position's: {"line": its result line, "accuracy": [...], "lengths": [...],
-    // "chapter": [the chapter's rows for this task and scheme, seeds 0 and 1]}. Stopped early, the
-    // model is tested as it is and the line says after how many steps.
+    // "steps_done", "steps", "chapter": [the chapter's rows for this task and scheme, seeds 0 and 1]}.
+    // Stopped early, the model is tested as it is (the page says after how many steps).
     std::string result() {
         if (!model_) return error_text("no run has begun");
         try {
@@ -188,7 +216,7 @@ public:
             std::ifstream table(chapter_table_path);
             for (std::string line; std::getline(table, line);) {
                 const auto row = wai::parse_result_line(line);
-                if (row && row->task == config_.task && row->scheme == config_.scheme) chapter.push_back(line);
+                if (row && row->task == config_.task && same_scheme(row->scheme, config_.scheme)) chapter.push_back(line);
             }
             return json{{"line", wai::format_result_line(config_, result_)},
                         {"steps_done", steps_done_},
