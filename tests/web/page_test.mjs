@@ -91,7 +91,7 @@ try {
   check((await text('#score-sinusoid')) !== sinusoidBefore && (await text('#verdict-sinusoid')) === 'changed',
     'the sinusoid score changes', `${sinusoidBefore} -> ${await text('#score-sinusoid')}`);
   check((await text('#verdict-alibi')) === 'unchanged', 'ALiBi\'s score depends only on the distance too');
-  await page.screenshot({ path: `${shots}/1-widget.png`, clip: await page.locator('#widget').boundingBox() });
+  await page.locator('#widget').screenshot({ path: `${shots}/1-widget.png` });
   await setSlider('#query-pos', 3);
   await setSlider('#key-pos', 10);
   check((await text('#score-rope')) === '-5.9618', 'RoPE at (3, 10) is the chapter\'s -5.9618', await text('#score-rope'));
@@ -131,7 +131,7 @@ try {
   await until(() => document.querySelectorAll('#extension-table tbody td').length === 25 &&
     [...document.querySelectorAll('#extension-table tbody td')].every((cell) => cell.textContent !== ''), null, 600);
   check(true, 'context extension fills its table: as trained, PI, NTK and YaRN at 32 to 512');
-  await page.screenshot({ path: `${shots}/3-extension.png`, clip: await page.locator('#extension').boundingBox() });
+  await page.locator('#extension').screenshot({ path: `${shots}/3-extension.png` });
 
   // Stop: a long run stopped after a few steps.
   await page.fill('#steps', '2000');
@@ -169,7 +169,7 @@ try {
   check(lesson.includes('lesson 05: ok') && lesson.includes('ended with exit code 0') && !lesson.includes('[FAILED]'),
     'lesson 05 runs in the page to "lesson 05: ok", exit code 0', lesson.split('\n').slice(-4).join(' | '));
   check((await page.getAttribute('#lesson-source', 'href')) === 'source/lessons/05_rope.cpp', 'with a link to its source');
-  await page.screenshot({ path: `${shots}/4-lesson.png`, clip: await page.locator('#lessons').boundingBox() });
+  await page.locator('#lessons').screenshot({ path: `${shots}/4-lesson.png` });
 
   // A phone-sized screen.
   await page.setViewportSize({ width: 390, height: 844 });
