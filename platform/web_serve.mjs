@@ -44,8 +44,12 @@ export function serve(folder, port = 0) {
 
 if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const [folder, port = '0'] = process.argv.slice(2);
-  if (!folder || !/^[0-9]+$/.test(port) || Number(port) > 65535) {
+  if (!folder) {
     console.error('usage: node platform/web_serve.mjs FOLDER [PORT]   (PORT: 0 to 65535; 0 picks a free one)');
+    process.exit(2);
+  }
+  if (!/^[0-9]{1,5}$/.test(port) || Number(port) > 65535) {
+    console.error(`web-serve: the port (make's WEB_PORT) must be a whole number from 0 to 65535 (0: a free one), got '${port}'`);
     process.exit(2);
   }
   try {
