@@ -83,15 +83,28 @@ TEST_CASE("under an address-space limit a run ends with one out-of-memory line, 
     // A sanitizer build maps terabytes of shadow memory at start-up, which no such limit allows.
     if (fs::path(build_dir).filename() != "build") return;
     Folder folder("address_space");
-    for (const char* limit : {"50000", "200000", "400000", "550000"}) {
+    // Below some limit the dynamic loader itself cannot start the program (Debian 13's glibc 2.41
+    // on an AMD EPYC Zen 5: "cannot allocate TLS data structures for initial thread", exit code 127,
+    // at 49 MiB): main never runs, so there is nothing the program could say. Such a limit is
+    // counted apart; every limit the program does start under must give the one line, and there
+    // must be at least four of them.
+    int started = 0, below_loader = 0;
+    for (const char* limit : {"50000", "100000", "200000", "400000", "550000"}) {
         INFO("ulimit -v " << limit);
         // Two threads whatever the machine's load (a busy core would make it one: startup/thread_policy.hpp).
         const Outcome o = script(folder, std::string("ulimit -v ") + limit +
                                              "; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 60 " +
                                              program_path("train_position") + " lag rope 0 --steps 5");
+        if (o.status == 127 && o.err.rfind("train_position", 0) != 0) {  // the program exits 0, 1, 2 or 130, never 127
+            ++below_loader;
+            continue;
+        }
+        ++started;
         check_one_line_refusal(o, 1, "train_position", "out of memory: the address-space limit (ulimit -v) is ");
         check_one_line_refusal(o, 1, "train_position", "a run needs at least ");
     }
+    INFO(below_loader << " of the limits were below what the dynamic loader needs");
+    CHECK(started >= 4);
     // Enough for the default run, not for one a hundred times its size: the run's own allocation fails.
     const std::string enough =
         "ulimit -v 1000000; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 120 " + program_path("train_position");
