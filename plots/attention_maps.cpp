@@ -15,6 +15,7 @@
 #include "autograd/ops.hpp"
 #include "positional/number_text.hpp"
 #include "files/atomic_file.hpp"
+#include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"
@@ -100,24 +101,12 @@ int main(int argc, char** argv) {
                                       ", layer " + std::to_string(layer) + ": attention weights, row = query, column = key";
             const std::string out = prefix + "_layer" + std::to_string(layer) + ".dat";
             wai::write_file_atomically(out, matrix_text(weights.data(), T, title));
-            int64_t lag_back = 0, queries = 0;
-            double mean_distance = 0.0;
-            for (int64_t m = config.train_length; m < T; ++m) {
-                const float* row = weights.data() + m * T;
-                int64_t best = 0;
-                for (int64_t n = 0; n <= m; ++n) {
-                    if (row[n] > row[best]) best = n;
-                    mean_distance += row[n] * static_cast<double>(m - n);
-                }
-                lag_back += m - best == config.lag;
-                ++queries;
-            }
+            const wai::AttentionReach reach = wai::attention_reach(weights.data(), T, config.train_length, config.lag);
             std::printf("%s %s seed %llu, layer %zu: of the %lld queries past %lld, %lld put their largest weight %lld back; "
                         "mean distance attended %.1f\n",
                         config.task.c_str(), config.scheme.c_str(), static_cast<unsigned long long>(config.seed), layer,
-                        static_cast<long long>(queries), static_cast<long long>(config.train_length),
-                        static_cast<long long>(lag_back), static_cast<long long>(config.lag),
-                        queries ? mean_distance / queries : 0.0);
+                        static_cast<long long>(reach.queries), static_cast<long long>(config.train_length),
+                        static_cast<long long>(reach.lag_back), static_cast<long long>(config.lag), reach.mean_distance);
         }
         return 0;
     } catch (const std::exception& e) {

@@ -75,4 +75,21 @@ void test_model(const Transformer& model, const RunConfig& c, RunResult& result)
     result.scaled_accuracy = evaluate(model, test_batch(task, c.seed, longest, c.eval_sequences), c.train_length, options).all.value();
 }
 
+AttentionReach attention_reach(const float* weights, int64_t T, int64_t from, int64_t lag) {
+    AttentionReach reach;
+    double distance = 0.0;
+    for (int64_t m = from; m < T; ++m) {
+        const float* row = weights + m * T;  // query m; keys 0..m (the rest are masked)
+        int64_t best = 0;
+        for (int64_t n = 0; n <= m; ++n) {
+            if (row[n] > row[best]) best = n;
+            distance += row[n] * static_cast<double>(m - n);
+        }
+        reach.lag_back += m - best == lag;
+        ++reach.queries;
+    }
+    reach.mean_distance = reach.queries ? distance / reach.queries : 0.0;
+    return reach;
+}
+
 }  // namespace wai

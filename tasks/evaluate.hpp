@@ -1,6 +1,7 @@
 // Evaluation: accuracy of a model's argmax at the scored positions of test batches, with no graph.
 // Also counts the positions at or past a given index separately ("positions past 32"), and the
-// accuracy of always answering class 0 (seen's always-"no" baseline). Leaves out loss on test data.
+// accuracy of always answering class 0 (seen's always-"no" baseline); and where the queries past the
+// training length look in an attention map. Leaves out loss on test data.
 #pragma once
 #include "nn/transformer.hpp"
 #include "tasks/task.hpp"
@@ -24,5 +25,14 @@ struct Evaluation {
 // not all finite (a diverged model), naming the length.
 Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff, const ForwardOptions& options = {},
                     int64_t chunk = 64);
+
+// Where the queries at positions `from`..T-1 look in one attention map (T, T) of a head, row =
+// query: how many put their largest weight exactly `lag` back (lag's answer), and the mean distance
+// m - n they attend, weighted. make plots (plots/attention_maps.cpp) and the web page say it.
+struct AttentionReach {
+    int64_t queries = 0, lag_back = 0;
+    double mean_distance = 0.0;
+};
+AttentionReach attention_reach(const float* weights, int64_t T, int64_t from, int64_t lag);
 
 }  // namespace wai

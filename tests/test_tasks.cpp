@@ -311,3 +311,18 @@ TEST_CASE("mine, your own scheme as shipped, is RoPE under its own name: the sam
     config.heads = 8;  // head dimension 1: mine holds a RoPE, which needs it even
     CHECK_THROWS_WITH(validate(config), Catch::Matchers::ContainsSubstring("mine (positional/mine.cpp) holds a RoPE"));
 }
+
+TEST_CASE("attention_reach: the queries past a length, where each puts its largest weight, and the mean distance", "[tasks]") {
+    // (4, 4), row = query m, keys 0..m; the queries from 1 on, lag 1.
+    const std::vector<float> map = {1.0f, 0, 0, 0,        //
+                                    0.2f, 0.8f, 0, 0,     // m 1: largest at n 1 (0 back); distance 0.2 x 1
+                                    0.1f, 0.7f, 0.2f, 0,  // m 2: largest at n 1 (1 back); 0.1 x 2 + 0.7 x 1
+                                    0, 0, 0.9f, 0.1f};    // m 3: largest at n 2 (1 back); 0.9 x 1
+    const wai::AttentionReach reach = wai::attention_reach(map.data(), 4, 1, 1);
+    CHECK(reach.queries == 3);
+    CHECK(reach.lag_back == 2);
+    CHECK(reach.mean_distance == Approx((0.2 + 0.9 + 0.9) / 3).epsilon(1e-6));
+    const wai::AttentionReach none = wai::attention_reach(map.data(), 4, 4, 1);
+    CHECK(none.queries == 0);
+    CHECK(none.mean_distance == 0.0);
+}

@@ -31,6 +31,7 @@
 #include "positional/rope.hpp"
 #include "positional/sinusoid.hpp"
 #include "positional/spec.hpp"
+#include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
 #include "startup/output_check.hpp"
@@ -251,23 +252,11 @@ public:
             const int64_t T = length;
             for (const wai::Tensor& weights : maps) {
                 layers.push_back(std::vector<float>(weights.data(), weights.data() + T * T));
-                // Where queries past the training length look: how many put their largest weight
-                // exactly the lag back (lag's answer), and the mean distance they attend.
-                int64_t lag_back = 0, queries = 0;
-                double mean_distance = 0.0;
-                for (int64_t m = config.train_length; m < T; ++m) {
-                    const float* row = weights.data() + m * T;
-                    int64_t best = 0;
-                    for (int64_t n = 0; n <= m; ++n) {
-                        if (row[n] > row[best]) best = n;
-                        mean_distance += row[n] * static_cast<double>(m - n);
-                    }
-                    lag_back += m - best == config.lag;
-                    ++queries;
-                }
-                summary.push_back({{"queries", queries},
-                                   {"lag_back", lag_back},
-                                   {"mean_distance", queries ? mean_distance / queries : 0.0}});
+                // Where queries past the training length look, as make plots says it.
+                const wai::AttentionReach reach = wai::attention_reach(weights.data(), T, config.train_length, config.lag);
+                summary.push_back({{"queries", reach.queries},
+                                   {"lag_back", reach.lag_back},
+                                   {"mean_distance", reach.mean_distance}});
             }
             return json{{"length", T}, {"train_length", config.train_length}, {"lag", config.lag},
                         {"layers", layers}, {"summary", summary}}
