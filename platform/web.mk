@@ -147,7 +147,8 @@ $(WEB_BUILD)/whereami_page.js: $(WEB_BUILD)/web/page_api.o $(WEB_LIBRARY) $(WEB_
 $(WEB_BUILD)/page/lessons/%.o: lessons/%.cpp $(WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked
 	@mkdir -p $(dir $@)
 	$(EMXX) $(WEB_CXXFLAGS) $(WEB_CHECKED_FLAGS) -Dmain=lesson_$* -DWAI_LESSONS_DATA_DIR='"/lessons/data"' -c $< -o $@
-$(WEB_BUILD)/page/lessons_page.o: web/lessons_page.cpp $(WEB_FLAGS_FILE) Makefile
+# It names every lesson of the page: made again when the list (lessons.json, below) is.
+$(WEB_BUILD)/page/lessons_page.o: web/lessons_page.cpp $(WEB_FLAGS_FILE) $(WEB_BUILD)/lessons.json
 	@mkdir -p $(dir $@)
 	$(EMXX) $(WEB_CXXFLAGS) -DWAI_PAGE_LESSONS='$(foreach l,$(WEB_PAGE_LESSONS),WAI_LESSON($(l)))' -c $< -o $@
 $(WEB_BUILD)/whereami_lessons.js: $(WEB_BUILD)/page/lessons_page.o $(WEB_PAGE_LESSONS:%=$(WEB_BUILD)/page/lessons/%.o) \

@@ -21,7 +21,7 @@ namespace wai {
 
 void prepare_process(char** argv) {
     // In a browser there is no process: files live in memory and keep the usual 022.
-    umask(static_cast<mode_t>(EM_ASM_INT({ return typeof process !== 'undefined' && process.umask ? process.umask() : 18; })));
+    umask(static_cast<mode_t>(EM_ASM_INT({ return typeof process !== 'undefined' && process.umask ? process.umask() : 0o022; })));
     // argv[0] is the .js file node runs: the program's name is that without ".js".
     static std::string name;
     name = program_name(argv != nullptr ? argv[0] : nullptr);

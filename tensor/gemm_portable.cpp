@@ -23,9 +23,10 @@ namespace {
 
 // The tile of C held in registers (MR x NR = 32 floats, 8 four-float vectors: with the two of
 // op(B)'s row and the broadcast number, 11 of the 16 vector registers a browser's x86-64 code
-// has; 4 x 16 and 6 x 8 tiles spill, and ran the step's products at 20-25 GFLOP/s under node
-// against 4 x 8's 35-45), and the blocks: a KC x NC block of op(B) is 128 KiB, an MC x KC block of
-// op(A) 64 KiB, sized for a core's caches.
+// has; a 4 x 16 tile needs 21 and spills). Under node the step's products ran at 35-45 GFLOP/s
+// with 4 x 8, 22-30 with 4 x 16 and 18-25 with 6 x 8 (docs/performance.md, section 12). The
+// blocks: a KC x NC block of op(B) is 128 KiB, an MC x KC block of op(A) 64 KiB, sized for a
+// core's caches.
 constexpr int64_t MR = 4, NR = 8;
 constexpr int64_t MC = 64, KC = 256, NC = 128;
 

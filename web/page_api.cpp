@@ -35,7 +35,7 @@
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
 #include "startup/output_check.hpp"
-#include "tensor/gemm.hpp"
+#include "tensor/elementwise.hpp"
 
 using json = nlohmann::json;
 
@@ -89,6 +89,32 @@ double row_dot(const wai::Tensor& a, int64_t i, const wai::Tensor& b, int64_t j)
 
 }  // namespace
 
+// The chapter's q and k placed at every position 0..P-1, as they are and through each scheme that
+// acts on them: made once, on the widget's first call (they depend on no slider).
+struct PlacedVectors {
+    wai::Tensor q, k;                  // (P, H): row p is the vector, unchanged
+    wai::Tensor rotated_q, rotated_k;  // (P, H): row p is the vector rotated to position p
+    wai::Tensor q_plus, k_plus;        // (P, H): row p is the vector plus sinusoid row p
+};
+const PlacedVectors& placed_vectors() {
+    static const PlacedVectors placed = [] {
+        const ChapterVectors& chapter = chapter_vectors();
+        const int64_t H = static_cast<int64_t>(chapter.q.size()), P = widget_positions;
+        PlacedVectors v;
+        v.q = at_every_position(chapter.q, P);
+        v.k = at_every_position(chapter.k, P);
+        const wai::RopeTable table =
+            wai::make_rope_table(P, wai::rope_frequencies(H, widget_base), wai::RopePairing::interleaved);
+        v.rotated_q = wai::rope_rotate(v.q, table);
+        v.rotated_k = wai::rope_rotate(v.k, table);
+        const wai::Tensor pe = wai::sinusoid_table(P, H);  // (P, H)
+        v.q_plus = wai::add(v.q, pe);
+        v.k_plus = wai::add(v.k, pe);
+        return v;
+    }();
+    return placed;
+}
+
 // The widget's four scores for a query at m and a key at n: q·k with no position; RoPE; sinusoids
 // added to both; ALiBi's penalty -slope·|m - n| (a causal model sees only keys n <= m: the widget
 // shows the penalty the pair would get with the later one as the query).
@@ -98,28 +124,20 @@ std::string position_scores(int m, int n, double slope) {
             return error_text("positions must be from 0 to " + std::to_string(widget_positions - 1) + ", got " +
                               std::to_string(m) + " and " + std::to_string(n));
         if (!(slope >= 0.0) || !std::isfinite(slope)) return error_text("the ALiBi slope must be 0 or more");
-        const ChapterVectors& chapter = chapter_vectors();
-        const int64_t H = static_cast<int64_t>(chapter.q.size()), P = widget_positions;
-        const wai::Tensor q = at_every_position(chapter.q, P), k = at_every_position(chapter.k, P);  // (P, H)
-        const wai::RopeTable table =
-            wai::make_rope_table(P, wai::rope_frequencies(H, widget_base), wai::RopePairing::interleaved);
-        const wai::Tensor rotated_q = wai::rope_rotate(q, table), rotated_k = wai::rope_rotate(k, table);  // (P, H)
-        const wai::Tensor pe = wai::sinusoid_table(P, H);  // (P, H)
-        wai::Tensor q_plus(q), k_plus(k);                   // (P, H)
-        for (int64_t i = 0; i < P * H; ++i) q_plus[i] += pe[i], k_plus[i] += pe[i];
-        const wai::Tensor bias = wai::alibi_bias({slope}, P);  // (1, P, P): row = query, column = key <= query
-        const int64_t later = std::max(m, n), earlier = std::min(m, n);
-        const double dot = row_dot(q, m, k, n);
+        const PlacedVectors& v = placed_vectors();
+        const int64_t later = std::max(m, n), earlier = std::min(m, n), L = later + 1;
+        const wai::Tensor bias = wai::alibi_bias({slope}, L);  // (1, L, L): row = query, column = key <= query
+        const double dot = row_dot(v.q, m, v.k, n);
         return json{{"m", m},
                     {"n", n},
                     {"distance", n - m},
                     {"dot", dot},
-                    {"rope", row_dot(rotated_q, m, rotated_k, n)},
-                    {"sinusoid", row_dot(q_plus, m, k_plus, n)},
-                    {"alibi", dot + double(bias[later * P + earlier])},
-                    {"head_dim", H},
+                    {"rope", row_dot(v.rotated_q, m, v.rotated_k, n)},
+                    {"sinusoid", row_dot(v.q_plus, m, v.k_plus, n)},
+                    {"alibi", dot + double(bias[later * L + earlier])},
+                    {"head_dim", v.q.size(1)},
                     {"base", widget_base},
-                    {"positions", P}}
+                    {"positions", widget_positions}}
             .dump();
     } catch (const std::exception& e) {
         return error_text(e.what());
