@@ -105,8 +105,9 @@ check-test-deps: check-deps
 
 include platform/debian.mk
 
-# The two files of vectorised transcendental loops (exp for softmax rows; GELU's erf) call glibc's vector math.
-FAST_MATH_OBJECTS := tensor/fast_math.o autograd/gelu.o
+# The files of vectorised transcendental loops (exp for softmax rows; GELU's erf, plain and fused with
+# the MLP's first Linear) call glibc's vector math.
+FAST_MATH_OBJECTS := tensor/fast_math.o autograd/gelu.o autograd/fast/linear_gelu.o
 $(addprefix $(BUILD)/,$(FAST_MATH_OBJECTS)): CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
 $(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'

@@ -5,6 +5,8 @@
 // and its shape errors. Leaves out the whole model on both paths (test_kernels_setting.cpp).
 #include "tests/catch.hpp"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -187,6 +189,37 @@ TEST_CASE("fast::gelu equals gelu, values and gradients", "[fast][gelu]") {
     NoGradScope no_grad;  // no slope kept, the same numbers
     const Value x = parameter(Shape{300, 300}, 41);
     CHECK(numbers(fast::gelu(x).value()) == numbers(gelu(x).value()));
+}
+
+TEST_CASE("fast::linear_gelu equals linear then gelu, values and gradients", "[fast][gelu][linear]") {
+    const auto fused = [](const std::vector<Value>& in) { return fast::linear_gelu(in[0], in[1], in[2]); };
+    const auto plain = [](const std::vector<Value>& in) { return gelu(linear(in[0], in[1], in[2])); };
+    check_same_as_plain(fused, plain, {Shape{2, 3, 5}, Shape{6, 5}, Shape{6}}, 45);
+
+    // Enough elements for the passes to run on threads: the plain numbers on 1 thread and on 2.
+    const std::vector<Shape> big{Shape{300, 8}, Shape{256, 8}, Shape{256}};
+    const Tensor seed_gradient = random_tensor(Shape{300, 256}, 47);
+    const int threads_before = omp_get_max_threads();
+    for (const int threads : {1, 2}) {
+        omp_set_num_threads(threads);
+        std::vector<Value> a, b;
+        for (size_t i = 0; i < big.size(); ++i) a.push_back(parameter(big[i], 46 + i)), b.push_back(parameter(big[i], 46 + i));
+        Value y = fused(a), y_plain = plain(b);
+        check_close(y.value(), y_plain.value());
+        y.backward(seed_gradient);
+        y_plain.backward(seed_gradient);
+        for (size_t i = 0; i < big.size(); ++i) {
+            INFO(threads << " threads, input " << i);
+            check_close(a[i].grad(), b[i].grad(), 1e-5, 1e-5);
+        }
+    }
+    omp_set_num_threads(threads_before);
+
+    NoGradScope no_grad;  // no slope kept, the same numbers
+    const Value x = parameter(Shape{4, 3}, 48), w = parameter(Shape{5, 3}, 49), b = parameter(Shape{5}, 50);
+    check_close(fast::linear_gelu(x, w, b).value(), gelu(linear(x, w, b)).value());
+    CHECK_THROWS_WITH(fast::linear_gelu(x, Value(Tensor(Shape{5, 4})), b),
+                      ContainsSubstring("linear_gelu") && ContainsSubstring("(4, 3) x (5, 4)T + (5)"));
 }
 
 TEST_CASE("fast::layer_norm equals layer_norm, alone and onto a residual's gradient", "[fast][layer_norm]") {

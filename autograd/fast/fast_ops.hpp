@@ -20,6 +20,10 @@ Value causal_attention(const Value& q, const Value& k, const Value& v, const Val
 // of weight and bias: (..., in), (parts*C, in), (parts*C) -> parts x (..., C).
 std::vector<Value> linear_split(const Value& x, const Value& weight, const Value& bias, int parts);
 
+// linear_gelu.cpp: gelu(linear(x, weight, bias)), the bias and GELU applied in one pass over the
+// product, the slope kept: (..., in), (out, in), (out) -> (..., out).
+Value linear_gelu(const Value& x, const Value& weight, const Value& bias);
+
 // gelu.cpp: gelu(x), keeping GELU'(x) from the forward; the backward works where the gradient lies.
 Value gelu(const Value& x);  // (...) -> (...)
 
