@@ -49,6 +49,10 @@ Value attention(const Value& q, const Value& k, const Value& v, const Value& bia
 }
 
 Value CausalSelfAttention::forward(const Value& x, const ForwardOptions& options) const {
+    return output.forward(attend(x, options));  // (B, T, D) -> (B, T, D)
+}
+
+Value CausalSelfAttention::attend(const Value& x, const ForwardOptions& options) const {
     const Shape& s = x.shape();
     if (s.rank() != 3 || s[2] != dim)
         shape_error("CausalSelfAttention", s.str(), "expects (B, T, " + std::to_string(dim) + ")");
@@ -70,7 +74,7 @@ Value CausalSelfAttention::forward(const Value& x, const ForwardOptions& options
     const Value attended = fast_kernels() ? fast::causal_attention(q, k, v, bias, factor, kept)
                                           : attention(q, k, v, bias, factor, kept);  // (B, NH, T, H)
     if (kept) options.attention_weights->push_back(weights.reshaped(Shape{B, heads, T, T}));
-    return output.forward(merge_heads(scheme.transform_attended(attended), heads));  // (B, NH, T, H) -> (B, T, D) -> (B, T, D)
+    return merge_heads(scheme.transform_attended(attended), heads);  // (B, NH, T, H) -> (B, T, D)
 }
 
 }  // namespace wai

@@ -27,6 +27,8 @@ class CausalSelfAttention : public Module {
 public:
     CausalSelfAttention(int64_t dim, int64_t heads, const PositionEncoding& position, Generator& generator);
     Value forward(const Value& x, const ForwardOptions& options = {}) const;  // (B, T, D) -> (B, T, D)
+    // The heads' attended values merged, what the output Linear reads: (B, T, D) -> (B, T, D)
+    Value attend(const Value& x, const ForwardOptions& options = {}) const;
 
     int64_t dim, heads, head_dim;
     const PositionEncoding& position;  // the model's scheme (options.position may stand in for it)

@@ -222,6 +222,27 @@ TEST_CASE("fast::linear_gelu equals linear then gelu, values and gradients", "[f
                       ContainsSubstring("linear_gelu") && ContainsSubstring("(4, 3) x (5, 4)T + (5)"));
 }
 
+TEST_CASE("fast::linear_onto equals add then linear, values and gradients", "[fast][linear]") {
+    const auto fused = [](const std::vector<Value>& in) { return fast::linear_onto(in[0], in[1], in[2], in[3]); };
+    const auto plain = [](const std::vector<Value>& in) { return add(in[0], linear(in[1], in[2], in[3])); };
+    check_same_as_plain(fused, plain, {Shape{2, 3, 6}, Shape{2, 3, 5}, Shape{6, 5}, Shape{6}}, 55);
+    // The residual's share is the incoming gradient itself: with the residual also read elsewhere
+    // (as a block's input is, by its LayerNorm), both shares add up.
+    check_same_as_plain([&](const std::vector<Value>& in) { return multiply(in[0], fused(in)); },
+                        [&](const std::vector<Value>& in) { return multiply(in[0], plain(in)); },
+                        {Shape{4, 6}, Shape{4, 5}, Shape{6, 5}, Shape{6}}, 56);
+    // The residual and the layer's input one and the same value.
+    check_same_as_plain([](const std::vector<Value>& in) { return fast::linear_onto(in[0], in[0], in[1], in[2]); },
+                        [](const std::vector<Value>& in) { return add(in[0], linear(in[0], in[1], in[2])); },
+                        {Shape{3, 4}, Shape{4, 4}, Shape{4}}, 57);
+
+    const Value residual = parameter(Shape{4, 6}, 58), x = parameter(Shape{4, 5}, 59);
+    const Value w = parameter(Shape{6, 5}, 60), b = parameter(Shape{6}, 61);
+    CHECK_THROWS_WITH(fast::linear_onto(parameter(Shape{4, 5}, 62), x, w, b),
+                      ContainsSubstring("linear_onto") && ContainsSubstring("(4, 5) + (4, 5) x (6, 5)T + (6)"));
+    CHECK_THROWS_WITH(fast::linear_onto(residual, x, Value(Tensor(Shape{6, 4})), b), ContainsSubstring("linear_onto"));
+}
+
 TEST_CASE("fast::layer_norm equals layer_norm, alone and onto a residual's gradient", "[fast][layer_norm]") {
     const std::vector<Shape> shapes{Shape{2, 3, 5}, Shape{5}, Shape{5}};
     check_same_as_plain([](const std::vector<Value>& in) { return fast::layer_norm(in[0], in[1], in[2]); },

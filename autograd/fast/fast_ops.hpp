@@ -24,6 +24,10 @@ std::vector<Value> linear_split(const Value& x, const Value& weight, const Value
 // product, the slope kept: (..., in), (out, in), (out) -> (..., out).
 Value linear_gelu(const Value& x, const Value& weight, const Value& bias);
 
+// linear_onto.cpp: add(residual, linear(x, weight, bias)), a residual branch's last layer and sum:
+// (..., out), (..., in), (out, in), (out) -> (..., out).
+Value linear_onto(const Value& residual, const Value& x, const Value& weight, const Value& bias);
+
 // gelu.cpp: gelu(x), keeping GELU'(x) from the forward; the backward works where the gradient lies.
 Value gelu(const Value& x);  // (...) -> (...)
 

@@ -38,16 +38,29 @@ struct LinearGelu final : Op {
         const float* b = bias.value().data();
         float* dy = keep_slope ? slope.data() : nullptr;
         float* h = y.data();
-        #pragma omp parallel for if (rows * out > parallel_from) schedule(static)
-        for (int64_t r = 0; r < rows; ++r) {
-            float* row = h + r * out;
-            float* slope_row = dy ? dy + r * out : nullptr;
-            #pragma omp simd
-            for (int64_t j = 0; j < out; ++j) {
-                const float v = row[j] + b[j];
-                const float cdf = 0.5f * (1.0f + erff(v * float(M_SQRT1_2)));
-                row[j] = v * cdf;
-                if (slope_row) slope_row[j] = cdf + v * (inv_sqrt_2pi * expf(-0.5f * v * v));
+        // Two loops, as autograd/gelu.cpp has, so each is vectorised (erf and exp) just as that file's.
+        if (dy == nullptr) {
+            #pragma omp parallel for if (rows * out > parallel_from) schedule(static)
+            for (int64_t r = 0; r < rows; ++r) {
+                float* row = h + r * out;
+                #pragma omp simd
+                for (int64_t j = 0; j < out; ++j) {
+                    const float v = row[j] + b[j];
+                    row[j] = 0.5f * v * (1.0f + erff(v * float(M_SQRT1_2)));
+                }
+            }
+        } else {
+            #pragma omp parallel for if (rows * out > parallel_from) schedule(static)
+            for (int64_t r = 0; r < rows; ++r) {
+                float* row = h + r * out;
+                float* slope_row = dy + r * out;
+                #pragma omp simd
+                for (int64_t j = 0; j < out; ++j) {
+                    const float v = row[j] + b[j];
+                    const float cdf = 0.5f * (1.0f + erff(v * float(M_SQRT1_2)));
+                    row[j] = v * cdf;
+                    slope_row[j] = cdf + v * (inv_sqrt_2pi * expf(-0.5f * v * v));
+                }
             }
         }
         return record("linear_gelu", std::move(y), {x, weight, bias}, std::make_unique<LinearGelu>(std::move(slope)));
