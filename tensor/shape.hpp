@@ -20,7 +20,11 @@ public:
     int64_t last() const { return rank_ == 0 ? 1 : sizes_[rank_ - 1]; }
     int64_t numel() const;
     // Product of every size but the last: the number of rows when the tensor is seen as 2-D.
-    int64_t rows() const { return rank_ == 0 ? 1 : numel() / last(); }
+    int64_t rows() const {
+        int64_t count = 1;
+        for (int axis = 0; axis + 1 < rank_; ++axis) count *= sizes_[axis];
+        return count;
+    }
 
     Shape with_last(int64_t size) const;  // same shape, last size replaced
     Shape drop_last() const;              // shape without its last axis

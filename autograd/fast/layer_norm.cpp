@@ -21,12 +21,17 @@ struct LayerNormWhereGradientLies final : Op {
         const bool onto_existing = x.requires_grad() && x.has_grad();
         Tensor g = take_incoming_grad(out);
         float* dx = !x.requires_grad() ? nullptr : onto_existing ? x.grad_buffer().data() : g.data();
-        float* dweight = weight.requires_grad() ? weight.grad_buffer().data() : nullptr;
-        float* dbias = bias.requires_grad() ? bias.grad_buffer().data() : nullptr;
+        // dweight and dbias summed from zero and handed over once, as the plain op does: added row by
+        // row onto gradients that already hold something, they would round against those sums.
+        Tensor dweight = weight.requires_grad() ? Tensor(weight.shape()) : Tensor();
+        Tensor dbias = bias.requires_grad() ? Tensor(bias.shape()) : Tensor();
         for (int64_t r = 0; r < x.shape().rows(); ++r)
             layer_norm_row_backward(x.value().data() + r * D, g.data() + r * D, weight.value().data(), mean[r], rstd[r],
-                                    D, dx ? dx + r * D : nullptr, onto_existing, dweight, dbias);
+                                    D, dx ? dx + r * D : nullptr, onto_existing, dweight.defined() ? dweight.data() : nullptr,
+                                    dbias.defined() ? dbias.data() : nullptr);
         if (dx && !onto_existing) x.accumulate_grad(std::move(g));
+        if (dweight.defined()) weight.accumulate_grad(std::move(dweight));
+        if (dbias.defined()) bias.accumulate_grad(std::move(dbias));
     }
 };
 

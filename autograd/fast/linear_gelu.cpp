@@ -76,7 +76,10 @@ struct LinearGelu final : Op {
         Tensor dh = take_incoming_grad(node);
         float* g = dh.data();
         const float* sl = slope.data();
-        float* db = bias.requires_grad() ? bias.grad_buffer().data() : nullptr;
+        // db summed from zero and handed over once, as the plain op does: added row by row onto a
+        // gradient that already holds something, it would round against that larger sum each time.
+        Tensor bias_share = bias.requires_grad() ? Tensor(bias.shape()) : Tensor();
+        float* db = bias_share.defined() ? bias_share.data() : nullptr;
         // Each thread takes a band of columns through every row, so every column of db is summed in
         // row order whatever the number of threads.
         #pragma omp parallel if (rows * out > parallel_from)
@@ -99,8 +102,12 @@ struct LinearGelu final : Op {
             sgemm(false, false, rows, in, out, 1.0f, g, weight.value().data(), 0.0f, dx.data());
             x.accumulate_grad(std::move(dx));
         }
-        if (weight.requires_grad())
-            sgemm(true, false, out, in, rows, 1.0f, g, x.value().data(), 1.0f, weight.grad_buffer().data());
+        if (weight.requires_grad()) {  // a share of its own, added once (the same reason as db's)
+            Tensor dw = Tensor::uninitialized(weight.shape());
+            sgemm(true, false, out, in, rows, 1.0f, g, x.value().data(), 0.0f, dw.data());
+            weight.accumulate_grad(std::move(dw));
+        }
+        if (bias_share.defined()) bias.accumulate_grad(std::move(bias_share));
     }
 };
 

@@ -6,6 +6,7 @@
 // gradient fewer backward, than the plain linear then add.
 // A test holds it to add then linear. Leaves out a residual that broadcasts: it has the output's shape.
 #include "autograd/fast/fast_ops.hpp"
+#include "tensor/elementwise.hpp"
 #include "tensor/gemm.hpp"
 
 namespace wai::fast {
@@ -42,13 +43,15 @@ struct LinearOnto final : Op {
             sgemm(false, false, rows, in, out, 1.0f, g.data(), weight.value().data(), 0.0f, dx.data());
             x.accumulate_grad(std::move(dx));
         }
-        if (weight.requires_grad())
-            sgemm(true, false, out, in, rows, 1.0f, g.data(), x.value().data(), 1.0f, weight.grad_buffer().data());
-        if (bias.requires_grad()) {
-            float* db = bias.grad_buffer().data();
-            for (int64_t i = 0; i < rows; ++i)
-                #pragma omp simd
-                for (int64_t j = 0; j < out; ++j) db[j] += g.data()[i * out + j];
+        if (weight.requires_grad()) {  // a share of its own, added once, as the plain op's
+            Tensor dw = Tensor::uninitialized(weight.shape());
+            sgemm(true, false, out, in, rows, 1.0f, g.data(), x.value().data(), 0.0f, dw.data());
+            weight.accumulate_grad(std::move(dw));
+        }
+        if (bias.requires_grad()) {  // summed from zero and handed over once, as the plain op does
+            Tensor db(bias.shape());
+            sum_leading_into(db, g);
+            bias.accumulate_grad(std::move(db));
         }
         if (residual.requires_grad()) residual.accumulate_grad(std::move(g));  // last: the products above read g
     }

@@ -2,6 +2,8 @@
 // part k is the outputs [k C, (k + 1) C) of the layer, computed from those rows of W and b in place.
 // Attention's q, k and v come out of one Linear(D, 3D) this way with no copy to split them apart.
 // A test holds it to the plain chain it replaces. Leaves out uneven parts.
+#include <vector>
+
 #include "autograd/fast/fast_ops.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/elementwise.hpp"
@@ -42,13 +44,22 @@ struct LinearRows final : Op {
             sgemm(false, false, rows, in, count, 1.0f, g, w, 0.0f, dx.data());
             x.accumulate_grad(std::move(dx));
         }
-        if (weight.requires_grad())
-            sgemm(true, false, count, in, rows, 1.0f, g, x.value().data(), 1.0f, weight.grad_buffer().data() + first * in);
+        // dW and db of the part are made from zero and then added once into their rows of the
+        // parameters' gradients, as the plain op's shares are: made straight onto gradients that
+        // already hold something (a second backward), they would round against those sums throughout.
+        if (weight.requires_grad()) {
+            Tensor dw = Tensor::uninitialized(Shape{count, in});
+            sgemm(true, false, count, in, rows, 1.0f, g, x.value().data(), 0.0f, dw.data());
+            float* dst = weight.grad_buffer().data() + first * in;
+            for (int64_t i = 0; i < count * in; ++i) dst[i] += dw[i];
+        }
         if (bias.requires_grad()) {
-            float* db = bias.grad_buffer().data() + first;
+            std::vector<float> sums(count, 0.0f);
             for (int64_t r = 0; r < rows; ++r)
                 #pragma omp simd
-                for (int64_t j = 0; j < count; ++j) db[j] += g[r * count + j];
+                for (int64_t j = 0; j < count; ++j) sums[j] += g[r * count + j];
+            float* db = bias.grad_buffer().data() + first;
+            for (int64_t j = 0; j < count; ++j) db[j] += sums[j];
         }
     }
 };
