@@ -90,10 +90,11 @@ TEST_CASE("backward twice through a shared interior node accumulates twice", "[a
 
 TEST_CASE("retain_grad keeps an interior node's gradient after backward, a fast op's too", "[autograd][backward]") {
     Value x = parameter(Shape{4}, 20), w = parameter(Shape{4}, 21);
-    const Value h = multiply(x, w);  // interior, retained
-    const Value g = fast::gelu(h);   // interior, retained: its op takes the incoming gradient
+    const Value gain = constant(Shape{4}, {0.5f, 1.0f, 1.5f, 2.0f}), shift = constant(Shape{4}, {0.1f, -0.2f, 0.3f, 0.0f});
+    const Value h = multiply(x, w);                    // interior, retained
+    const Value g = fast::layer_norm(h, gain, shift);  // interior, retained: its op takes the incoming gradient
     const Value u = multiply(g, g);  // interior, not retained
-    Value y = sum(u);                // y = sum(gelu(x w)^2)
+    Value y = sum(u);                // y = sum(layer_norm(x w)^2)
     h.node()->retain_grad = true;
     g.node()->retain_grad = true;
     y.backward();
@@ -104,7 +105,7 @@ TEST_CASE("retain_grad keeps an interior node's gradient after backward, a fast 
     CHECK_FALSE(u.has_grad());  // released as usual
     // The leaves get what they get without retain_grad: the same graph built afresh, nothing retained.
     Value x_plain(x.value(), true), w_plain(w.value(), true);
-    const Value g_plain = fast::gelu(multiply(x_plain, w_plain));
+    const Value g_plain = fast::layer_norm(multiply(x_plain, w_plain), gain, shift);
     Value y_plain = sum(multiply(g_plain, g_plain));
     y_plain.backward();
     CHECK(numbers(x.grad()) == numbers(x_plain.grad()));

@@ -28,9 +28,6 @@ Value linear_gelu(const Value& x, const Value& weight, const Value& bias);
 // (..., out), (..., in), (out, in), (out) -> (..., out).
 Value linear_onto(const Value& residual, const Value& x, const Value& weight, const Value& bias);
 
-// gelu.cpp: gelu(x), keeping GELU'(x) from the forward; the backward works where the gradient lies.
-Value gelu(const Value& x);  // (...) -> (...)
-
 // layer_norm.cpp: layer_norm(x, weight, bias, eps), the backward writing dx without a new tensor.
 Value layer_norm(const Value& x, const Value& weight, const Value& bias, float eps = 1e-5f);  // (..., D)
 

@@ -1,6 +1,6 @@
 // fast::linear_gelu: gelu(linear(x, W, b)), the MLP's first layer and its activation, as one op.
 // The product is written alone (beta = 0, no bias laid down first), then one pass over it adds the
-// bias and writes GELU over the sums in place, keeping the slope GELU'(h) as fast::gelu does; the
+// bias and writes GELU over the sums in place, keeping the slope GELU'(h) = Phi(h) + h phi(h); the
 // backward multiplies the incoming gradient by the slope where it lies and sums the bias's gradient
 // in that same pass, then makes the two products. That is two passes over the (..., out) activations
 // fewer each way, and one tensor of that size fewer. The GELU formulas are autograd/gelu.cpp's, and
@@ -11,6 +11,7 @@
 #include <cmath>
 
 #include "autograd/fast/fast_ops.hpp"
+#include "autograd/fast/linear_shares.hpp"
 #include "tensor/gemm.hpp"
 
 namespace wai::fast {
@@ -72,7 +73,7 @@ struct LinearGelu final : Op {
         Value& x = node.parents[0];
         Value& weight = node.parents[1];
         Value& bias = node.parents[2];
-        const int64_t out = weight.shape()[0], in = weight.shape()[1], rows = x.shape().rows();
+        const int64_t out = weight.shape()[0], rows = x.shape().rows();
         Tensor dh = take_incoming_grad(node);
         float* g = dh.data();
         const float* sl = slope.data();
@@ -97,16 +98,7 @@ struct LinearGelu final : Op {
                 }
             }
         }
-        if (x.requires_grad()) {
-            Tensor dx = Tensor::uninitialized(x.shape());
-            sgemm(false, false, rows, in, out, 1.0f, g, weight.value().data(), 0.0f, dx.data());
-            x.accumulate_grad(std::move(dx));
-        }
-        if (weight.requires_grad()) {  // a share of its own, added once (the same reason as db's)
-            Tensor dw = Tensor::uninitialized(weight.shape());
-            sgemm(true, false, out, in, rows, 1.0f, g, x.value().data(), 0.0f, dw.data());
-            weight.accumulate_grad(std::move(dw));
-        }
+        add_linear_shares(g, x, weight);
         if (bias_share.defined()) bias.accumulate_grad(std::move(bias_share));
     }
 };

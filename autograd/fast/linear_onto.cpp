@@ -6,6 +6,7 @@
 // gradient fewer backward, than the plain linear then add.
 // A test holds it to add then linear. Leaves out a residual that broadcasts: it has the output's shape.
 #include "autograd/fast/fast_ops.hpp"
+#include "autograd/fast/linear_shares.hpp"
 #include "tensor/elementwise.hpp"
 #include "tensor/gemm.hpp"
 
@@ -36,18 +37,8 @@ struct LinearOnto final : Op {
         Value& x = node.parents[1];
         Value& weight = node.parents[2];
         Value& bias = node.parents[3];
-        const int64_t out = weight.shape()[0], in = weight.shape()[1], rows = x.shape().rows();
         Tensor g = take_incoming_grad(node);
-        if (x.requires_grad()) {
-            Tensor dx = Tensor::uninitialized(x.shape());
-            sgemm(false, false, rows, in, out, 1.0f, g.data(), weight.value().data(), 0.0f, dx.data());
-            x.accumulate_grad(std::move(dx));
-        }
-        if (weight.requires_grad()) {  // a share of its own, added once, as the plain op's
-            Tensor dw = Tensor::uninitialized(weight.shape());
-            sgemm(true, false, out, in, rows, 1.0f, g.data(), x.value().data(), 0.0f, dw.data());
-            weight.accumulate_grad(std::move(dw));
-        }
+        add_linear_shares(g.data(), x, weight);
         if (bias.requires_grad()) {  // summed from zero and handed over once, as the plain op does
             Tensor db(bias.shape());
             sum_leading_into(db, g);

@@ -2,8 +2,6 @@
 // part k is the outputs [k C, (k + 1) C) of the layer, computed from those rows of W and b in place.
 // Attention's q, k and v come out of one Linear(D, 3D) this way with no copy to split them apart.
 // A test holds it to the plain chain it replaces. Leaves out uneven parts.
-#include <vector>
-
 #include "autograd/fast/fast_ops.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/elementwise.hpp"
@@ -54,10 +52,8 @@ struct LinearRows final : Op {
             for (int64_t i = 0; i < count * in; ++i) dst[i] += dw[i];
         }
         if (bias.requires_grad()) {
-            std::vector<float> sums(count, 0.0f);
-            for (int64_t r = 0; r < rows; ++r)
-                #pragma omp simd
-                for (int64_t j = 0; j < count; ++j) sums[j] += g[r * count + j];
+            Tensor sums(Shape{count});
+            sum_leading_into(sums, out.grad);
             float* db = bias.grad_buffer().data() + first;
             for (int64_t j = 0; j < count; ++j) db[j] += sums[j];
         }
