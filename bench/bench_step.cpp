@@ -4,8 +4,10 @@
 // same machine) and prints for each the median over repeats of ms per step, tokens per second, the
 // matmuls' share and their achieved GFLOP/s next to what cblas_sgemm reaches alone on the very same
 // shapes (the matmul-bound floor of a step), and the split into forward, backward and optimizer;
-// then the process's peak resident memory.
-//   build/bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both]
+// then the process's peak resident memory. With --shapes N it also prints the N product shapes that
+// spend the most time a step above their floor, each with its calls a step and its time a call in
+// the step and alone: where the products lose time to the rest of the step (cold operands, mostly).
+//   build/bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both] [--shapes N]
 //                    [--dim D] [--layers L] [--length T] [--batch B]   (each at most once)
 // --dim, --layers, --length and --batch change the model and batch from the chapter's (D 64, 2
 // layers, T 32, B 64; the MLP is always 4 x D wide, one head) to see how a step's cost grows.
@@ -65,9 +67,11 @@ struct PhaseTimes {
 };
 
 // The time cblas_sgemm alone needs for every call a step made: each recorded shape is rerun in a
-// tight loop on fresh buffers, and its best time counts once per call the step made.
-double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t steps) {
+// tight loop on fresh buffers, and its best time counts once per call the step made. `best`, when
+// given, receives each shape's best time for one call.
+double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t steps, std::vector<double>* best_per_call = nullptr) {
     double total = 0;
+    if (best_per_call) best_per_call->clear();
     for (const GemmShapeStats& s : shapes) {
         std::vector<float> A(s.M * s.K, 0.5f), B(s.K * s.N, 0.25f), C(s.M * s.N);
         double best = 1e9;
@@ -77,17 +81,18 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
             best = std::min(best, seconds_since(start));
         }
         total += best * static_cast<double>(s.calls) / static_cast<double>(steps);
+        if (best_per_call) best_per_call->push_back(best);
     }
     return total;
 }
 
-// The flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, --scaling N and the
-// sizes --dim N (2 to 4096, even), --layers N (1 to 64), --length N and --batch N (1 to 4096), each
+// The flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, --scaling N, --shapes N
+// and the sizes --dim N (2 to 4096, even), --layers N (1 to 64), --length N and --batch N (1 to 4096), each
 // at most once; anything else, a flag without its value, an empty value, or a value out of its range
 // ("5x", "+5", " 5" included: positional/number_text.hpp's rule) is refused with one line.
 [[noreturn]] void refuse(const std::string& problem) {
     std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, "
-                         "--scaling N, --dim N, --layers N, --length N, --batch N)\n", one_line(problem).c_str());
+                         "--scaling N, --shapes N, --dim N, --layers N, --length N, --batch N)\n", one_line(problem).c_str());
     std::exit(2);
 }
 
@@ -95,7 +100,7 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
 const char* flag_value(int argc, char** argv, const std::string& name) {
     for (int i = 1; i < argc; i += 2) {
         const std::string flag = argv[i];
-        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels" && flag != "--scaling" &&
+        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels" && flag != "--scaling" && flag != "--shapes" &&
             flag != "--dim" && flag != "--layers" && flag != "--length" && flag != "--batch")
             refuse("unknown argument '" + flag + "'");
         if (i + 1 >= argc) refuse(flag + " needs a value");
@@ -217,10 +222,16 @@ struct Run {
         matmul_flops_per_step = flops / steps;
     }
 
-    // Returns the median ms per step.
-    double report(int64_t B, int64_t T, int steps, int repeats) const {
+    // Returns the median ms per step. With `shown` > 0, also that many products, those with the
+    // most time a step above their floor first: where the matrix products lose time in the step.
+    double report(int64_t B, int64_t T, int steps, int repeats, int shown) const {
         std::vector<double> floors;
-        for (int r = 0; r < 5; ++r) floors.push_back(sgemm_floor_seconds(shapes, steps));
+        std::vector<std::vector<double>> best(shapes.size());  // each shape's best call, per floor measurement
+        for (int r = 0; r < 5; ++r) {
+            std::vector<double> per_call;
+            floors.push_back(sgemm_floor_seconds(shapes, steps, &per_call));
+            for (size_t i = 0; i < shapes.size(); ++i) best[i].push_back(per_call[i]);
+        }
         const double floor_ms = 1e3 * median(floors);
         const double step_ms = median(ms_per_step);
         const char* name = kernels_name(kernels);
@@ -233,7 +244,38 @@ struct Run {
                     matmul_flops_per_step / (floor_ms / 1e3) / 1e9, step_ms / floor_ms);
         std::printf("bench: %s kernels: forward %.2f ms, backward %.2f ms, optimizer %.2f ms (means)\n", name,
                     1e3 * phases.forward, 1e3 * phases.backward, 1e3 * phases.optimizer);
+        if (shown > 0) report_shapes(best, steps, shown);
         return step_ms;
+    }
+
+    // One line per product shape (C = op(A) op(B), op(A) M x K, op(B) K x N; T marks a transposed
+    // operand): its calls a step, its mean time a call in the step (from the repeats that timed every
+    // product), its best time a call alone (the median over the floor's measurements of the best of
+    // 50), and the time a step it spends above that.
+    void report_shapes(const std::vector<std::vector<double>>& best, int steps, int shown) const {
+        struct Row {
+            const GemmShapeStats* shape;
+            double in_step_us, alone_us, above_ms;
+        };
+        std::vector<Row> rows;
+        for (size_t i = 0; i < shapes.size(); ++i) {
+            const GemmShapeStats& g = shapes[i];
+            const double calls = static_cast<double>(g.calls) / steps;
+            const double in_step = g.seconds / static_cast<double>(g.calls), alone = median(best[i]);
+            rows.push_back({&g, 1e6 * in_step, 1e6 * alone, 1e3 * calls * (in_step - alone)});
+        }
+        std::sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.above_ms > b.above_ms; });
+        const char* name = kernels_name(kernels);
+        std::printf("bench: %s kernels: the %d products with the most time above their floor (of %zu shapes):\n", name,
+                    std::min<int>(shown, static_cast<int>(rows.size())), rows.size());
+        for (size_t i = 0; i < rows.size() && i < static_cast<size_t>(shown); ++i) {
+            const GemmShapeStats& g = *rows[i].shape;
+            std::printf("bench: %s kernels: product %c%c M %lld N %lld K %lld, %.1f calls a step: %.2f us a call in the "
+                        "step, %.2f alone (%.2fx), %.3f ms a step above its floor\n",
+                        name, g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', static_cast<long long>(g.M),
+                        static_cast<long long>(g.N), static_cast<long long>(g.K), static_cast<double>(g.calls) / steps,
+                        rows[i].in_step_us, rows[i].alone_us, rows[i].in_step_us / rows[i].alone_us, rows[i].above_ms);
+        }
     }
 };
 
@@ -349,10 +391,12 @@ int main(int argc, char** argv) {
     const int threads = parse_flag(argc, argv, "--threads", 1);
     const std::vector<Kernels> kernels = parse_kernels_flag(argc, argv);
     const bool scaled = flag_value(argc, argv, "--scaling") != nullptr;
+    const int shown = parse_flag(argc, argv, "--shapes", 0);  // 0: not asked for; when given, 1 to 100000
     const int many = parse_flag(argc, argv, "--scaling", 2);
     if (scaled && (many < 2 || many > 64)) refuse("--scaling needs a thread count from 2 to 64, got " + std::to_string(many));
     if (scaled && (flag_value(argc, argv, "--threads") != nullptr || flag_value(argc, argv, "--kernels") != nullptr))
         refuse("--scaling times 1 thread against N on the fast kernels: it takes no --threads or --kernels");
+    if (scaled && flag_value(argc, argv, "--shapes") != nullptr) refuse("--scaling times whole steps: it takes no --shapes");
     Sizes sizes;
     sizes.dim = size_flag(argc, argv, "--dim", sizes.dim, 2, 4096, /*even=*/true);
     sizes.layers = size_flag(argc, argv, "--layers", sizes.layers, 1, 64);
@@ -384,7 +428,7 @@ int main(int argc, char** argv) {
                 openblas_get_parallel());
     std::printf("bench: OpenBLAS %s kernels: %s\n", blas_kernels(), blas_kernels_origin().c_str());
     std::vector<double> step_ms;
-    for (const auto& run : runs) step_ms.push_back(run->report(B, T, steps, repeats));
+    for (const auto& run : runs) step_ms.push_back(run->report(B, T, steps, repeats, shown));
     if (runs.size() == 2)
         std::printf("bench: plain / fast = %.2f: the same step takes that many times as long on the plain kernels\n",
                     step_ms[1] / step_ms[0]);

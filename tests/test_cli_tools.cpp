@@ -6,7 +6,10 @@
 // (tests/experiment_resume.sh).
 #include "tests/catch.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -57,11 +60,43 @@ TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, befo
         {"--batch -1", "--batch needs a whole number from 1 to 4096, got '-1'"},
         {"--batch 1e3", "--batch needs a whole number from 1 to 4096, got '1e3'"},
         {"--scaling 2 --dim 128", "it takes no --dim, --layers, --length or --batch"},
+        {"--shapes 0", "--shapes needs a whole number from 1 to 100000, got '0'"},
+        {"--shapes all", "--shapes needs a whole number from 1 to 100000, got 'all'"},
+        {"--scaling 2 --shapes 3", "--scaling times whole steps: it takes no --shapes"},
     };
     for (const auto& [line, message] : cases) {
         INFO("bench_step " << line);
         check_one_line_refusal(run(folder, "bench_step", words(line)), 2, "bench_step", message);
     }
+}
+
+TEST_CASE("bench_step --shapes N: the N products furthest above their floor, one line each, the furthest first", "[cli]") {
+    Folder folder("bench_shapes");
+    const Outcome o = run(folder, "bench_step", words("--steps 1 --repeats 1 --kernels fast --shapes 3"));
+    REQUIRE(o.status == 0);
+    CHECK(o.err == "");
+    // The chapter's model makes 15 product shapes a step: q, k and v with the attention's output,
+    // the MLP's two layers, the head, the per-sequence attention products, and their backward.
+    CHECK_THAT(o.out, ContainsSubstring("bench: fast kernels: the 3 products with the most time above their floor (of 15 shapes):\n"));
+    const std::regex line(R"(bench: fast kernels: product [NT][NT] M (\d+) N (\d+) K (\d+), (\d+\.\d) calls a step: )"
+                          R"((\d+\.\d\d) us a call in the step, (\d+\.\d\d) alone \((\d+\.\d\d)x\), (-?\d+\.\d\d\d) ms a step above its floor)");
+    std::vector<double> above;
+    std::istringstream lines(o.out);
+    for (std::string text; std::getline(lines, text);) {
+        if (text.find(" product ") == std::string::npos) continue;
+        std::smatch m;
+        INFO(text);
+        REQUIRE(std::regex_match(text, m, line));
+        CHECK(std::stod(m[4]) >= 1.0);  // every shape recorded was called at least once a step
+        CHECK(std::stod(m[6]) > 0.0);
+        above.push_back(std::stod(m[8]));
+    }
+    REQUIRE(above.size() == 3);
+    CHECK(std::is_sorted(above.rbegin(), above.rend()));
+    // Without --shapes, no product lines.
+    const Outcome plain = run(folder, "bench_step", words("--steps 1 --repeats 1 --kernels fast"));
+    REQUIRE(plain.status == 0);
+    CHECK(plain.out.find(" product ") == std::string::npos);
 }
 
 TEST_CASE("lessons: an argument a lesson does not take is refused with one line and exit code 2", "[cli]") {
