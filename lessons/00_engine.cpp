@@ -326,7 +326,8 @@ void check_gradients_accumulate(const Expression& e, const ByHand& by_hand) {
     bool accumulated = true;
     for (int k = 0; k < 2; ++k)
         for (int j = 0; j < 2; ++j) accumulated = accumulated && close(W.grad()[k * 2 + j], 2 * by_hand.dW[k][j], 1e-5);
-    std::printf("\n  after a second backward: dloss/dW[0][0] = %.4f (twice %.4f)\n", W.grad()[0], by_hand.dW[0][0]);
+    std::printf("\n  after a second backward: dloss/dW[0][0] = %.4f; twice the by-hand %.4f is %.4f\n", W.grad()[0],
+                by_hand.dW[0][0], 2 * by_hand.dW[0][0]);
     lesson::check(accumulated, "a second backward adds the gradient again: it accumulates, it is not reset");
     W.zero_grad();
     bool all_zero = true;

@@ -25,6 +25,8 @@ namespace {
 // experiment: lag's 16 tokens, width 64, a table of 128 rows. The mechanism is the same.
 constexpr int64_t V = 16, D = 64;
 constexpr int64_t train_length = 32;  // the chapter trains on sequences of 32 tokens
+static_assert(train_length >= 1 && train_length < wai::learned_table_rows,
+              "step 3 looks at the rows past the training length: train_length must be from 1 to 127 (the table has 128 rows)");
 
 std::vector<int> random_tokens(int64_t count, wai::Generator& generator) {
     std::vector<int> tokens(count);

@@ -171,7 +171,10 @@ void find_where_the_factor_restores_the_weight(const Lengths& lengths, const Gap
 
 int main(int argc, char** argv) {
     lesson::take_arguments(argc, argv);
-    const int64_t train_keys = 32, test_keys = 128;
+    constexpr int64_t train_keys = 32, test_keys = 128;
+    static_assert(train_keys >= 2 && test_keys > train_keys,
+                  "the lesson scales from train_keys up to more keys: train_keys at least 2 (log 1 is 0), test_keys above it "
+                  "(at equal lengths the factor is 1 and there is no weight to restore)");
     const Lengths lengths{train_keys, test_keys, wai::log_length_scale(test_keys, train_keys), std::to_string(train_keys),
                           std::to_string(test_keys)};
     const GapsClosed closed_at = compare_the_rows(lengths);

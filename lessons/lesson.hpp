@@ -22,6 +22,7 @@ namespace lesson {
 // An error nothing caught (an index past a tensor's end, in a lesson you changed, say) ends the
 // lesson with its message on one line and exit code 1, rather than an abort and a core dump.
 [[noreturn]] inline void report_uncaught() {
+    std::fflush(stdout);  // what the lesson printed first comes first, when both go to one pipe or file
     try {
         std::rethrow_exception(std::current_exception());
     } catch (const std::exception& e) {

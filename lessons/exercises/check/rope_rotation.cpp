@@ -6,8 +6,10 @@
 // whichever way it turns, so some wrong rotations (turning backwards, halves not interleaved back)
 // still give the right four numbers. Known slips it names: nothing rotated, turning backwards, the
 // rotated halves side by side, Llama's half-split pairing, x1 or x2 read from the other column of
-// the pair, both results written to one column, each pair's results swapped. Leaves out timing and
-// style.
+// the pair, x1 and x2 swapped, both results written to one column, each pair's results swapped, row
+// t turned by the angle of t - 1 or t + 1, and any other turn that keeps each pair's length (angles
+// not from `angles`, such as another base); in the scores, unrotated vectors, only one of query and
+// key rotated, and a row off by one. Leaves out timing and style.
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -75,6 +77,47 @@ Tensor written_back(const Tensor& rotated, bool to_odd, bool swapped = false) {
     return out;
 }
 
+// x with the two columns of every pair exchanged: what reading x1 from column 2i + 1 and x2 from 2i gives.
+Tensor pair_columns_exchanged(const Tensor& x) {
+    Tensor out(x.shape());
+    for (int64_t t = 0; t < x.size(0); ++t)
+        for (int64_t i = 0; i < head_dim / 2; ++i) {
+            out(t, 2 * i) = x(t, 2 * i + 1);
+            out(t, 2 * i + 1) = x(t, 2 * i);
+        }
+    return out;
+}
+
+// The rotation with row t turned by (t + shift) * theta_i, in double: the angles of a row off by one.
+// With clamp, a row before 0 is turned by 0 (what `t == 0 ? 0 : angles(t - 1, i)` gives).
+Tensor rotation_with_rows_shifted(const Tensor& x, int64_t shift, bool clamp) {
+    const std::vector<double> theta = wai::rope_frequencies(head_dim, base);
+    Tensor out(x.shape());
+    for (int64_t t = 0; t < x.size(0); ++t) {
+        const int64_t position = clamp && t + shift < 0 ? 0 : t + shift;
+        for (int64_t i = 0; i < head_dim / 2; ++i) {
+            const double angle = static_cast<double>(position) * theta[i], c = std::cos(angle), s = std::sin(angle);
+            const double x1 = x(t, 2 * i), x2 = x(t, 2 * i + 1);
+            out(t, 2 * i) = static_cast<float>(x1 * c - x2 * s);
+            out(t, 2 * i + 1) = static_cast<float>(x1 * s + x2 * c);
+        }
+    }
+    return out;
+}
+
+// Whether every pair (2i, 2i + 1) of every row of `turned` has the length it has in x: true of any
+// rotation of the pairs, whatever its angles.
+bool keeps_every_pair_length(const Tensor& x, const Tensor& turned) {
+    if (!turned.defined() || turned.shape() != x.shape()) return false;
+    for (int64_t t = 0; t < x.size(0); ++t)
+        for (int64_t i = 0; i < head_dim / 2; ++i) {
+            const double before = std::hypot(x(t, 2 * i), x(t, 2 * i + 1));
+            const double after = std::hypot(turned(t, 2 * i), turned(t, 2 * i + 1));
+            if (!(std::abs(after - before) <= rotation_tolerance * (1.0 + before))) return false;
+        }
+    return true;
+}
+
 // (T, H): `vector` (H) on every row.
 Tensor repeated_rows(const Tensor& vector, int64_t T) {
     Tensor rows(Shape{T, vector.numel()});
@@ -86,6 +129,13 @@ Tensor repeated_rows(const Tensor& vector, int64_t T) {
 double row_dot(const Tensor& a, int64_t m, int64_t n) {
     double total = 0.0;
     for (int64_t c = 0; c < a.size(1); ++c) total += static_cast<double>(a(m, c)) * a(n, c);
+    return total;
+}
+
+// Row m of a dotted with row n of b.
+double rows_dot(const Tensor& a, int64_t m, const Tensor& b, int64_t n) {
+    double total = 0.0;
+    for (int64_t c = 0; c < a.size(1); ++c) total += static_cast<double>(a(m, c)) * b(n, c);
     return total;
 }
 
@@ -163,7 +213,20 @@ void check(exercise::Checker& checker) {
           written_back(expected, /*to_odd=*/false)},
          {"each pair's two results are swapped (at position 0 too, where the rotation must leave x as it is): "
           "rotated_even goes to column 2i, rotated_odd to 2i + 1",
-          written_back(expected, false, /*swapped=*/true)}});
+          written_back(expected, false, /*swapped=*/true)},
+         {"x1 and x2 are swapped (at position 0 too, where the rotation must leave x as it is): x1 = x[..., ::2] is "
+          "the even column, 2i, and x2 = x[..., 1::2] the odd one, 2i + 1",
+          library_rotation(pair_columns_exchanged(x), RopePairing::interleaved)},
+         {"row t is turned by the angles of row t - 1: row t takes angles(t, i), and row 0 is left as it is",
+          rotation_with_rows_shifted(x, -1, /*clamp=*/true)},
+         {"row t is turned by the angles of row t - 1: row t takes angles(t, i), and row 0 is left as it is",
+          rotation_with_rows_shifted(x, -1, /*clamp=*/false)},
+         {"row t is turned by the angles of row t + 1: row t takes angles(t, i), and row 0 is left as it is",
+          rotation_with_rows_shifted(x, +1, /*clamp=*/false)},
+         // Last, as it fits every rotation of the pairs: kept lengths, other angles.
+         {"every pair keeps its length, so yours is a rotation, but by other angles than the given ones: turn pair i "
+          "of row t by angles(t, i) (t * theta_i, theta_i = 10000^(-2i/H)), not by angles of your own",
+          keeps_every_pair_length(x, yours) ? yours : Tensor()}});
     note_your_dot_products(checker, v, rotation_right);
     if (!rotation_right) return;
 
@@ -174,7 +237,8 @@ void check(exercise::Checker& checker) {
     const Tensor rotated = library_rotation(repeated_rows(v, seq_len), RopePairing::interleaved);  // (T, H)
     // Scores are of the size of |v|^2 (the score at distance 0 is exactly that).
     const double tolerance = 1e-4 * row_dot(rotated, 3, 3);
-    const double unrotated = row_dot(repeated_rows(v, 1), 0, 0);
+    const Tensor unrotated_rows = repeated_rows(v, seq_len);  // (T, H)
+    const double unrotated = row_dot(unrotated_rows, 0, 0);
     struct Entry {
         const char* name;
         int64_t query, key;
@@ -186,14 +250,22 @@ void check(exercise::Checker& checker) {
                              {"query13_key113", 13, 113, scores.query13_key113}};
     for (const Entry& e : entries) {
         const double expected_score = row_dot(rotated, e.query, e.key);
+        const std::string rows = "dot row " + std::to_string(e.query) + " with row " + std::to_string(e.key);
+        std::vector<std::pair<std::string, double>> slips = {
+            {"that is the dot product of the unrotated vectors: rotate both query and key first", unrotated},
+            {"only the query is rotated: rotate the key too, then " + rows, rows_dot(rotated, e.query, unrotated_rows, e.key)},
+            {"only the key is rotated: rotate the query too, then " + rows, rows_dot(unrotated_rows, e.query, rotated, e.key)}};
+        // A row off by one, on either side: the hint says which rows yours matches.
+        for (const auto& [dq, dk] : {std::pair<int64_t, int64_t>{0, 1}, {0, -1}, {1, 0}, {-1, 0}}) {
+            const int64_t q = e.query + dq, k = e.key + dk;
+            if (q < 0 || k < 0 || q >= seq_len || k >= seq_len) continue;
+            slips.push_back({"a row is off by one: yours is row " + std::to_string(q) + " with row " + std::to_string(k) +
+                                 "; " + rows,
+                             row_dot(rotated, q, k)});
+        }
         checker.compare_number(std::string(e.name) + ", query at " + std::to_string(e.query) + " and key at " +
                                    std::to_string(e.key),
-                               e.yours, expected_score, tolerance,
-                               {{"that is the dot product of the unrotated vectors: rotate both query and key first",
-                                 unrotated},
-                                {"the query and key rows are swapped or the distance is off: dot row " +
-                                     std::to_string(e.query) + " with row " + std::to_string(e.key),
-                                 row_dot(rotated, e.key + 1 < seq_len ? e.key + 1 : e.key, e.query)}});
+                               e.yours, expected_score, tolerance, slips);
     }
     // The exercise's own question, asked of your numbers: is each pair equal?
     for (int pair = 0; pair < 2; ++pair) {

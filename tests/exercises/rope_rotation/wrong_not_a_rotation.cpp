@@ -1,6 +1,6 @@
 // A wrong answer: the odd result without its cos (x1 sin + x2), which is no rotation: the checker
 // shows the four dot products this gives, and that each pair at the same distance differs.
-// expect: 1 | ^rope_rotation: wrong answer: apply_rope .*first differs at \(1, 1\) | q.k with the query at +13, the key at 113 \(distance 100\): +[-0-9.]+ +the same distance as the line above, so it should be the same score, and is not | !some wrong rotations
+// expect: 1 | ^rope_rotation: wrong answer: apply_rope .*first differs at \(1, 1\) | q.k with the query at +13, the key at 113 \(distance 100\): +[-0-9.]+ +the same distance as the line above, so it should be the same score, and is not | !some wrong rotations | !hint:
 #include <cmath>
 
 #include "lessons/exercises/rope_rotation.hpp"

@@ -1,5 +1,5 @@
 // A wrong answer: the last dot product reads row 112 instead of 113 (an off-by-one).
-// expect: 1 | ^rope_rotation: wrong answer: query13_key113 | \[ok\] apply_rope | \[WRONG\] your pair query3_key103 and query13_key113
+// expect: 1 | ^rope_rotation: wrong answer: query13_key113 | \[ok\] apply_rope | \[WRONG\] your pair query3_key103 and query13_key113 | hint: a row is off by one: yours is row 13 with row 112; dot row 13 with row 113
 #include <cmath>
 
 #include "lessons/exercises/rope_rotation.hpp"
