@@ -2,7 +2,7 @@
 // for 1, 4, 8 and 12 heads, then your alibi_bias, given the library's slopes, against the library's
 // for several head counts and lengths, and last the two together against the model's own scheme,
 // AlibiPositions' score_bias. Known slips it names: the slopes counted from k = 0 (slope 1 for the
-// first head), 2^(-k/NH) (the 8 forgotten), the slopes reversed or all alike, 8k/NH divided in
+// first head), 2^(-k/NH) (the 8 forgotten), 2^(-k) (NH forgotten), the slopes reversed or all alike, 8k/NH divided in
 // integers (right for 1, 4 and 8 heads, not for 12); in the penalty, the sign
 // or (n - m) for (m - n) (a reward for distance), the penalty above the diagonal instead of below,
 // the distance off by one, one slope for every head, the heads' slopes in reverse.
@@ -67,6 +67,13 @@ void check_slopes(exercise::Checker& checker) {
             integer_quotient.push_back(std::pow(2.0, -static_cast<double>(8 * k / heads)));
             integer_ratio.push_back(std::pow(2.0, -static_cast<double>(8 / heads * k)));
         }
+        std::vector<double> without_heads;  // 2^(-k): NH left out of the exponent (right only for 8 heads)
+        for (int64_t k = 1; k <= heads; ++k) without_heads.push_back(std::pow(2.0, -static_cast<double>(k)));
+        // At 1 head, 2^(-k/NH) and 2^(-k) are the same numbers: the hint names both.
+        const std::string eight_hint =
+            heads == 1 ? "the 8 is missing, or NH is (at 1 head the two slips give the same numbers): the exponent is 8k/NH, "
+                         "2^(-8k/NH), so that 8 heads go from 1/2 to 1/256"
+                       : "the 8 is missing: 2^(-8k/NH), so that 8 heads go from 1/2 to 1/256";
         const std::string integer_hint =
             "8k/NH is an integer division here: with k and NH both integers C++ drops the fraction (8 / 12 is 0, as "
             "8 // 12 is in Python), which is exact for 1, 4 and 8 heads but not for 12; write 8.0 * k / NH";
@@ -75,8 +82,10 @@ void check_slopes(exercise::Checker& checker) {
             as_tensor(right), slope_tolerance,
             {{"the first head's slope is 1: k counts from 1 to NH, so the first is 2^(-8/NH) (1/2 for 8 heads)",
               as_tensor(from_zero)},
-             {"the 8 is missing: 2^(-8k/NH), so that 8 heads go from 1/2 to 1/256",
-              as_tensor({without_eight.begin(), without_eight.begin() + heads})},
+             {eight_hint, as_tensor({without_eight.begin(), without_eight.begin() + heads})},
+             {"NH is missing from the exponent: yours are 2^(-k) for every number of heads, right only for 8; "
+              "2^(-8k/NH) spreads the same range, 1/2^(8/NH) down to 1/256, over any NH",
+              as_tensor(without_heads)},
              {"the slopes are in reverse: head k = 1 (index 0) has the steepest, 2^(-8/NH)", as_tensor(reversed(right))},
              {"every head has the first slope: head k's is 2^(-8/NH) to the power k",
               as_tensor(std::vector<double>(heads, right[0]))},

@@ -96,8 +96,14 @@ std::vector<exercise::Slip> pattern_slips(int64_t length) {
             inverted(m, n) = 1.0f - right(m, n);
         }
     for (int64_t m = 0; m < length; ++m) no_diagonal(m, m) = 0.0f;
+    // At length 1 the only entry is the diagonal: a hidden diagonal and a mask the wrong way round
+    // look the same there, and the hint names both.
+    const std::string diagonal_hint =
+        length == 1 ? "the one token does not see itself: a token must see itself, n <= m; either the diagonal is hidden "
+                      "too (n < m, off by one) or the mask is the wrong way round (the larger sizes tell which)"
+                    : "the diagonal is hidden too (off by one): a token must see itself, n <= m, not n < m";
     return {{"nothing is hidden: a missing causal mask, so every token sees the tokens after it", everything},
-            {"the diagonal is hidden too (off by one): a token must see itself, n <= m, not n < m", no_diagonal},
+            {diagonal_hint, no_diagonal},
             {"the transpose: query m sees the keys after it (n >= m); it must see those before it, n <= m", transpose},
             {"the mask is the wrong way round: -infinity where a key is seen, 0 where it is hidden", inverted}};
 }

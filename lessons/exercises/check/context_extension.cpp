@@ -6,7 +6,8 @@
 // with the library's extend_context (positional/context_extension.hpp): the same logits, the same
 // accuracy. Known slips it names: multiplying by s, dividing only pair 0, NTK's base times s (the
 // power H/(H-2) left out, the same as H in place of H - 2), the power upside down, H - 2 in theta's
-// exponent instead of the base's, the base divided instead of multiplied, and PI in place of NTK.
+// exponent instead of the base's, the base divided instead of multiplied, PI in place of NTK, and
+// -2i/H divided in integers (every pair at pair 0's frequency, in PI and in NTK).
 // Leaves out YaRN (lesson 11 shows it) and the training time: 200 small steps, a second or two.
 #include <unistd.h>
 
@@ -95,7 +96,10 @@ bool check_interpolation(exercise::Checker& checker) {
               times(theta, c.s, theta.size())},
              {"only pair 0 is divided by s: interpolation reads every position m as m / s, so every pair slows",
               times(theta, 1.0 / c.s, 1)},
-             {"those are RoPE's own frequencies: nothing is divided by s", theta}});
+             {"those are RoPE's own frequencies: nothing is divided by s", theta},
+             {"every pair has pair 0's frequency, 1 / s: -2i/H is an integer division here (C++ drops the fraction of "
+              "int / int, so it is 0 for every pair below H/2); write -2.0 * i / H",
+              Frequencies(theta.size(), 1.0 / c.s)}});
     }
     const Case& lesson = cases[0];  // lesson 11's head
     const Frequencies yours = interpolated_frequencies(lesson.H, lesson.base, lesson.s);
@@ -126,7 +130,10 @@ bool check_ntk(exercise::Checker& checker) {
               with_base(c.H, c.base * std::pow(c.s, k), H - 2.0)},
              {"the base is divided by s^k: every pair turns faster; NTK raises the base", with_base(c.H, c.base / std::pow(c.s, k), H)},
              {"that is position interpolation: every pair divided by s; NTK keeps pair 0 and slows the last by s",
-              wai::position_interpolation(wai::rope_frequencies(c.H, c.base), c.s)}});
+              wai::position_interpolation(wai::rope_frequencies(c.H, c.base), c.s)},
+             {"every pair has frequency 1, as pair 0 does: -2i/H is an integer division here (C++ drops the fraction "
+              "of int / int, so it is 0 for every pair below H/2); write -2.0 * i / H",
+              Frequencies(static_cast<size_t>(c.H / 2), 1.0)}});
     }
     const Case& lesson = cases[0];
     const Frequencies yours = ntk_frequencies(lesson.H, lesson.base, lesson.s);

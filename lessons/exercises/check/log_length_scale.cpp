@@ -4,7 +4,8 @@
 // the weight it had among 32 at the score a* where the factor restores it exactly); then a small
 // model trained on seen with no positions, tested at 128 with every score times your factor, must
 // score the chapter's last column as the library computes it. Known slips it names: the ratio upside
-// down, T / T_train (linear), sqrt(T / T_train) (the 1/sqrt(d) reflex), and 1 + log(T / T_train).
+// down, T / T_train (linear), sqrt(T / T_train) (the 1/sqrt(d) reflex), 1 + log(T / T_train), and
+// log T - log T_train (a difference of logs, not their ratio).
 // Leaves out timing: the model trains 500 small steps, a few seconds.
 #include <unistd.h>
 
@@ -52,7 +53,10 @@ bool check_factors(exercise::Checker& checker) {
               t / l},
              {"that is sqrt(T / T_train), the 1/sqrt(d) reflex: the length enters through log T, not a square root",
               std::sqrt(t / l)},
-             {"that is 1 + log(T / T_train): the factor is a ratio of logs, log T over log T_train", 1.0 + std::log(t / l)}});
+             {"that is 1 + log(T / T_train): the factor is a ratio of logs, log T over log T_train", 1.0 + std::log(t / l)},
+             {"that is log T - log T_train, a difference of logs (log(T / T_train)); the factor is their ratio, "
+              "log T / log T_train",
+              std::log(t) - std::log(l)}});
     }
     return all_right;
 }

@@ -174,6 +174,10 @@ void check(exercise::Checker& checker) {
     for (bool is_bias : {false, true}) {
         std::vector<exercise::Slip> slips;
         for (size_t k = 1; k < known.size(); ++k) slips.push_back({known[k].hint, after(known[k].convert, is_bias)});
+        // The bias alone cannot tell whether the weight rows moved (its line comes after theirs): say what it shows.
+        if (is_bias)
+            slips[0].hint = "the bias entries stayed where they were: q = W x + b, so bias entry r must move with weight row r "
+                            "(lesson 07's own trap: every logit moves)";
         checker.compare(std::string("convert_qkv_to_half_split on a random qkv ") + (is_bias ? "bias (96)" : "weight (96, 32)") +
                             ", D = 32, two heads of 16, with the right reordering",
                         after(yours, is_bias), after(known[0].convert, is_bias), 0.0, slips);

@@ -3,7 +3,8 @@
 // test, then a small table and the smallest one. Known slips it names, each computed from the
 // library's own table: sin and cos swapped, the exponent -i/D in place of -2i/D (the frequency index
 // off by a factor of two), each column its own frequency (c in place of the pair's 2i), the sign of
-// the exponent, base 1000, the sin in both columns of a pair, positions counted from 1.
+// the exponent, base 1000, the sin in both columns of a pair, positions counted from 1, 2i/D divided
+// in integers (every frequency 1), the sins and cosines in two halves instead of interleaved.
 // Leaves out odd widths: the model's D is even, and a pair needs both its columns.
 #include <string>
 #include <vector>
@@ -54,6 +55,12 @@ std::vector<exercise::Slip> slips(int64_t T, int64_t D) {
         {"the odd columns hold the sin too: column 2i+1 is the cos of the pair's angle",
          columns_of(right, D, [](int64_t c) { return c - c % 2; })},
         {"positions start at 1: row p is position p, and row 0 is position 0 (sin 0 = 0, cos 0 = 1)", from_one},
+        {"every pair turns at frequency 1, as pair 0 does: 2i/D is an integer division here (C++ drops the fraction "
+         "of int / int, so it is 0 for every pair below D/2); write 2.0 * i / D",
+         columns_of(right, D, [](int64_t c) { return c % 2; })},
+        {"the sins fill the first half of the row and the cosines the second (the layout of some libraries); here "
+         "they are interleaved: pair i's sin at column 2i, its cos at 2i+1",
+         columns_of(right, D, [D](int64_t c) { return c < D / 2 ? 2 * c : 2 * (c - D / 2) + 1; })},
     };
 }
 

@@ -6,9 +6,12 @@
 // model on the plain kernels, with your function as the backward of every softmax node of the
 // recorded graph, every parameter's gradient compared with the library's backward. Each time it also
 // checks that every row of your dx sums to 0, as softmax's backward does. Known slips it names: the
-// sign flipped, the sum taken over columns, the factor y forgotten (on the whole, or on the sum),
+// sign flipped, the sum taken over columns or over the whole tensor, only the Jacobian's diagonal
+// (y (1 - y) g), the factor y forgotten (on the whole, or on the sum),
 // the sum not started again per row, the sum of g alone.
 // Leaves out the forward: the library computes y, you are given it.
+
+#include <algorithm>
 
 #include "autograd/ops.hpp"
 #include "lessons/exercises/check/engine_training_step.hpp"
@@ -28,9 +31,9 @@ constexpr double tolerance = 1e-5;
 // What a slip computes, (..., Tk): (times_y ? y : 1) * (g - s), where s sums g * y (or g alone when
 // !weighted) over the row, or over the column (every row's entry j) when by_columns; when
 // !reset, s of a row also holds every row before it (a sum started once, not once per row); when
-// !y_on_sum, y multiplies g alone: y * g - s.
+// !y_on_sum, y multiplies g alone: y * g - s; when whole, s sums g * y over the whole tensor.
 struct Variant {
-    bool by_columns = false, times_y = true, weighted = true, reset = true, y_on_sum = true;
+    bool by_columns = false, times_y = true, weighted = true, reset = true, y_on_sum = true, whole = false;
 };
 Tensor slipped(const Tensor& y, const Tensor& g, const Variant& v) {
     const int64_t Tk = y.shape().last(), rows = y.numel() / Tk;
@@ -39,12 +42,24 @@ Tensor slipped(const Tensor& y, const Tensor& g, const Variant& v) {
         if (!v.reset && !v.by_columns && r > 0) sums[r] = sums[r - 1];
         for (int64_t j = 0; j < Tk; ++j) sums[v.by_columns ? j : r] += g[r * Tk + j] * (v.weighted ? y[r * Tk + j] : 1.0f);
     }
+    if (v.whole) {
+        double total = 0.0;
+        for (int64_t r = 0; r < rows; ++r) total += sums[r];
+        std::fill(sums.begin(), sums.end(), total);
+    }
     Tensor dx(y.shape());
     for (int64_t r = 0; r < rows; ++r)
         for (int64_t j = 0; j < Tk; ++j) {
             const double factor = v.times_y ? y[r * Tk + j] : 1.0, s = sums[v.by_columns ? j : r];
             dx[r * Tk + j] = static_cast<float>(v.y_on_sum ? factor * (g[r * Tk + j] - s) : factor * g[r * Tk + j] - s);
         }
+    return dx;
+}
+
+// (..., Tk): y (1 - y) g, each entry's own term of the Jacobian and none of the others.
+Tensor diagonal_only(const Tensor& y, const Tensor& g) {
+    Tensor dx(y.shape());
+    for (int64_t i = 0; i < y.numel(); ++i) dx[i] = static_cast<float>(double(y[i]) * (1.0 - y[i]) * g[i]);
     return dx;
 }
 
@@ -100,7 +115,12 @@ bool check_case(exercise::Checker& checker, const std::string& name, const Shape
          {"the sum of g * y is not started again at 0 for each row: each row's sum also holds the rows before it "
           "(declare it inside the loop over rows)",
           slipped(y, g, {.reset = false})},
-         {"the sum is of g alone: weight each g[j] by y[j] before adding them up", slipped(y, g, {.weighted = false})}});
+         {"the sum is of g alone: weight each g[j] by y[j] before adding them up", slipped(y, g, {.weighted = false})},
+         {"the sum of g * y runs over the whole tensor; it is each row's own, over the keys of one query",
+          slipped(y, g, {.whole = true})},
+         {"that is only the diagonal of softmax's Jacobian, y (1 - y) g: every other key j adds -y y[j] g[j] as well, "
+          "and all together dx = y * (g - sum of g * y)",
+          diagonal_only(y, g)}});
     if (yours.defined() && yours.shape() == expected.shape()) check_rows_sum_to_zero(checker, name, yours);
     if (!right) return false;
     return exercise::gradcheck(

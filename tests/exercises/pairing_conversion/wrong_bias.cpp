@@ -1,5 +1,5 @@
 // A wrong answer: the weight rows reordered and the bias left as it was (lesson 07's trap).
-// expect: 1 | ^pairing_conversion: wrong answer: convert_qkv_to_half_split on a random qkv bias .*first differs at \(1\) | hint: the weight rows moved but the bias entries stayed | \[ok\] convert_qkv_to_half_split on a random qkv weight | \[WRONG\] the logits
+// expect: 1 | ^pairing_conversion: wrong answer: convert_qkv_to_half_split on a random qkv bias .*first differs at \(1\) | hint: the bias entries stayed where they were | hint: the weight rows moved but the bias entries stayed | \[ok\] convert_qkv_to_half_split on a random qkv weight | \[WRONG\] the logits
 #include "lessons/exercises/pairing_conversion.hpp"
 
 using wai::Tensor;
