@@ -2,9 +2,13 @@
 // (the rope op of positional/rope.hpp, run backward from a random gradient), then a full-Jacobian
 // gradcheck of an op whose forward is the library's rotation and whose backward is yours. Known
 // slips it names: the gradient returned unchanged, the forward rotation again (turning the gradient
-// forwards, the sin signs of J instead of J^T), and Llama's half-split pairing.
+// forwards, the sin signs of J instead of J^T), only one of the two sin signs changed, Llama's
+// half-split pairing, g1 and g2 read from each other's column, each pair's results swapped, and row
+// t turned by the angles of row t - 1 or t + 1.
 // Leaves out the forward: the library's rope_rotate runs it here and in training.
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "lessons/exercises/exercise.hpp"
 #include "lessons/exercises/rope_backward.hpp"
@@ -25,6 +29,26 @@ constexpr double gradient_tolerance = 1e-4;
 wai::RopeTable library_table(int64_t T, int64_t H, RopePairing pairing = RopePairing::interleaved) {
     return wai::make_rope_table(T, wai::rope_frequencies(H, base), pairing);
 }
+
+// What a slip gives: each pair (g1, g2) = (grad[2i], grad[2i+1]) of row t, at the angle of row
+// t + shift (row 0's own, 0, where that is before 0), mapped by `pair` to (dx[2i], dx[2i+1]).
+template <typename Pair>
+Tensor slipped(const Tensor& grad, int64_t shift, Pair pair) {
+    const int64_t T = grad.size(0), H = grad.size(1);
+    const std::vector<double> theta = wai::rope_frequencies(H, base);
+    Tensor dx(grad.shape());
+    for (int64_t t = 0; t < T; ++t)
+        for (int64_t i = 0; i < H / 2; ++i) {
+            const double angle = static_cast<double>(std::max<int64_t>(t + shift, 0)) * theta[i];
+            const auto [first, second] = pair(grad(t, 2 * i), grad(t, 2 * i + 1), std::cos(angle), std::sin(angle));
+            dx(t, 2 * i) = static_cast<float>(first);
+            dx(t, 2 * i + 1) = static_cast<float>(second);
+        }
+    return dx;
+}
+
+// J^T of the pair's rotation [[c, -s], [s, c]]: the right backward, as a pair map.
+std::pair<double, double> transposed(double g1, double g2, double c, double s) { return {g1 * c + g2 * s, -g1 * s + g2 * c}; }
 
 // The library's backward: dloss/dx of the rope op at x, seeded with dloss/dy = grad.
 Tensor library_backward(const Tensor& x, const Tensor& grad) {
@@ -52,7 +76,24 @@ void check(exercise::Checker& checker) {
           "the sin terms change sign",
           wai::rope_rotate(grad, table)},
          {"it pairs dimension i with i + H/2 (Llama's rotate_half); here pairs are (2i, 2i + 1)",
-          wai::rope_rotate(grad, library_table(T, H, RopePairing::half_split), /*inverse=*/true)}});
+          wai::rope_rotate(grad, library_table(T, H, RopePairing::half_split), /*inverse=*/true)},
+         {"only one sin term changed sign: J^T = [[cos, sin], [-sin, cos]] changes both (dx[2i] = g1 cos + g2 sin, "
+          "dx[2i+1] = -g1 sin + g2 cos)",
+          slipped(grad, 0, [](double g1, double g2, double c, double s) { return std::pair{g1 * c + g2 * s, g1 * s + g2 * c}; })},
+         {"only one sin term changed sign: J^T = [[cos, sin], [-sin, cos]] changes both (dx[2i] = g1 cos + g2 sin, "
+          "dx[2i+1] = -g1 sin + g2 cos)",
+          slipped(grad, 0, [](double g1, double g2, double c, double s) { return std::pair{g1 * c - g2 * s, -g1 * s + g2 * c}; })},
+         {"g1 and g2 are swapped (at position 0 too, where the backward must leave the gradient as it is): g1 is "
+          "grad[2i], g2 is grad[2i + 1]",
+          slipped(grad, 0, [](double g1, double g2, double c, double s) { return transposed(g2, g1, c, s); })},
+         {"each pair's two results are swapped (at position 0 too, where the backward must leave the gradient as it "
+          "is): dx[2i] takes g1 cos + g2 sin, dx[2i+1] takes -g1 sin + g2 cos",
+          slipped(grad, 0, [](double g1, double g2, double c, double s) {
+              const auto [first, second] = transposed(g1, g2, c, s);
+              return std::pair{second, first};
+          })},
+         {"row t is turned by the angles of row t - 1: row t takes angles(t, i)", slipped(grad, -1, transposed)},
+         {"row t is turned by the angles of row t + 1: row t takes angles(t, i)", slipped(grad, +1, transposed)}});
 
     // The gradcheck builds the whole Jacobian (two forwards per input number), so a small block:
     // (5, 6), angles up to 4 radians, three pairs turning at three different speeds.
