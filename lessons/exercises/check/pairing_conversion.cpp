@@ -5,7 +5,8 @@
 // weights converted by your code, run with half-split RoPE, must give the same logits.
 // Known slips it names: the inverse reordering (scattering rows where they should be gathered), the
 // members of each pair swapped, the bias left as it was (lesson 07's own trap: every logit moves),
-// one reordering across the whole width instead of one per head, only the first head converted, and
+// one reordering across the whole width instead of one per head, only the first head converted, only
+// the query rows reordered, rows overwritten before they are read (in place, with no copy), and
 // the value rows reordered too. That last one is not harmless: values are never rotated, and the
 // output projection reads each head's value dimensions in their trained order, so the logits move.
 // Leaves out training: the logits agree or not whatever the weights are, so the model is a fresh one
@@ -93,6 +94,22 @@ Tensor reordered(const Tensor& rows, const Order& order, int64_t parts, int64_t 
     return out;
 }
 
+// The same reordering done in place with no copy: row j of a block takes row order[j] as it is
+// by then, which an earlier step of the same block may already have overwritten.
+Tensor reordered_in_place(const Tensor& rows, const Order& order, int64_t parts, int64_t blocks) {
+    const int64_t D = rows.size(0) / 3, block = static_cast<int64_t>(order.size());
+    const int64_t row_length = rows.numel() / rows.size(0);
+    Tensor out = rows;
+    for (int64_t part = 0; part < parts; ++part)
+        for (int64_t b = 0; b < blocks; ++b) {
+            const int64_t start = part * D + b * block;
+            for (int64_t j = 0; j < block; ++j)
+                for (int64_t c = 0; c < row_length; ++c)
+                    out[(start + j) * row_length + c] = out[(start + order[j]) * row_length + c];
+        }
+    return out;
+}
+
 // A conversion of one qkv Linear's weight and bias, in place.
 using Conversion = std::function<void(Tensor& weight, Tensor& bias)>;
 struct KnownConversion {
@@ -123,6 +140,14 @@ std::vector<KnownConversion> conversions(int64_t D, int64_t H) {
              rows_and_bias(library_order(D), 2, 1, true)},
             {"new row order[j] = old row j scatters where the rows should be gathered: new row j = old row order[j]",
              rows_and_bias(inverse_of(order), 2, D / H, true)},
+            {"only the query rows are reordered: the keys are rotated in the same pairs, so their rows move too",
+             rows_and_bias(order, 1, D / H, true)},
+            {"rows were overwritten before they were read: reordering in place, row j takes row order[j] after an "
+             "earlier step may have written over it; gather from a copy of the block (or of the whole tensor)",
+             [=](Tensor& w, Tensor& b) {
+                 w = reordered_in_place(w, order, 2, D / H);
+                 b = reordered_in_place(b, order, 2, D / H);
+             }},
             {"nothing is reordered", [](Tensor&, Tensor&) {}}};
 }
 
