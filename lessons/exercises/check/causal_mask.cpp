@@ -6,7 +6,8 @@
 //   - with the mask, shuffling the tokens before the last leaves the last token's output unchanged;
 //   - with no mask at all attention is permutation-equivariant, and the mask breaks that.
 // Known slips it names: no mask at all, the diagonal hidden too (a token cannot see itself), the
-// transpose (the keys after the query seen instead of those before), a 0/1 mask of np.tri's kind.
+// transpose (the keys after the query seen instead of those before), the mask the wrong way round,
+// a 0/1 mask of np.tri's kind, NaN from 0 times infinity, +infinity for -infinity.
 // Leaves out masks for keys longer than the queries (a cache): the model's attention has T = Tk.
 #include <algorithm>
 #include <cmath>
@@ -122,7 +123,12 @@ bool entries_seen_or_hidden(exercise::Checker& checker, const std::string& what,
                              ": an entry is 0 (the key is seen) or -infinity (hidden; -1e4 or below hides it too)",
                          zeros_and_ones ? "a mask of 1 and 0 says which keys are seen, as np.tri does, but added to the "
                                           "scores it hides nothing: write 0 where a key is seen, -infinity where it is not"
-                                        : "");
+                         : std::isnan(mask[first])
+                             ? "NaN is what 0 times infinity gives (as in (n > m) * -infinity, where n <= m): choose "
+                               "between 0 and -infinity with an if, or a ?:, instead of multiplying"
+                         : std::isinf(mask[first]) && mask[first] > 0
+                             ? "+infinity: a hidden key gets -infinity, so that exp of its score is 0"
+                             : "");
 }
 
 // Checks causal_mask(length); false when its shape or its numbers leave it unfit to add to scores
