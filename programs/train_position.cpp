@@ -52,6 +52,7 @@ const char* const usage =
     "                      [--verbose] [--check-flags]\n"
     "  TASK    lag | seen\n"
     "  SCHEME  none | sinusoid | learned | rope[:base] | alibi[:slope] | t5[:buckets]\n"
+    "          | mine (positional/mine.cpp: a scheme of your own, shipped as RoPE)\n"
     "          (alibi without a slope: head h of NH gets 2^(-8h/NH), h = 1..NH, so one head gets 1/256)\n"
     "  SEED    a non-negative integer (digits only)\n"
     "  --load FILE  start from these weights (safetensors, named as here or as the chapter's PyTorch\n"

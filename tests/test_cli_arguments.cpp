@@ -99,6 +99,7 @@ TEST_CASE("train_position: each bad argument is refused with one line and exit c
     const Outcome help = run(folder, "train_position", {"--help"});
     CHECK(help.status == 0);
     CHECK_THAT(help.out, StartsWith("usage: train_position TASK SCHEME SEED"));
+    CHECK_THAT(help.out, ContainsSubstring("| mine (positional/mine.cpp"));  // the README sends learners there
 }
 
 TEST_CASE("train_position: every flag refuses a missing, empty or repeated value, and numbers outside the one syntax", "[cli]") {
