@@ -77,7 +77,7 @@ help:
 	@echo "make experiment SCHEDULER=slurm  the missing runs as a Slurm job array (SLURM_FLAGS go to sbatch), then the table"
 	@echo "make experiment-jobs  one shell command per missing run, for parallel --sshloginfile HOSTS; make experiment-collect  the table"
 	@echo "make experiment-extension  every scheme and t5 tested up to 512, RoPE with PI, NTK and YaRN (results/extension.md)"
-	@echo "make plots      the pictures, SVG and PNG, into results/plots/ (runs experiment-extension first if needed)"
+	@echo "make plots      the pictures, SVG and PNG, into results/plots/ (needs make experiment's results; those of experiment-extension add two)"
 	@echo "make lessons    build the lesson programs; make lessons-run runs them in order (06 waits for its exercise)"
 	@echo "make exercises  build and check the learner's exercise files (lessons/exercises/)"
 	@echo "make bench      time a training step of the experiment's model (one thread; then 1 against 2, one core busy);"
