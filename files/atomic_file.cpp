@@ -24,6 +24,7 @@ std::string folder_of(const std::string& path) {
 }
 
 const char* file_kind(mode_t mode) {
+    if (S_ISREG(mode)) return "a file";
     if (S_ISDIR(mode)) return "a folder";
     if (S_ISCHR(mode)) return "a character device";
     if (S_ISBLK(mode)) return "a block device";
@@ -38,7 +39,8 @@ std::string refusal(const std::string& path) {
     if (path.back() == '/') return "it names a folder, not a file";
     const std::string folder = folder_of(path);
     struct stat s {};
-    if (stat(folder.c_str(), &s) != 0 || !S_ISDIR(s.st_mode)) return "the folder '" + folder + "' does not exist";
+    if (stat(folder.c_str(), &s) != 0) return "the folder '" + folder + "' does not exist";
+    if (!S_ISDIR(s.st_mode)) return "'" + folder + "' is " + file_kind(s.st_mode) + ", not a folder";
     // What is at the path comes before whether its folder is writable: "/dev/null is a character
     // device" says more than "/dev is not writable", which only a user who is not root would hear.
     if (lstat(path.c_str(), &s) == 0) {

@@ -82,6 +82,8 @@ float parse_float(const std::string& text, const std::string& what) {
     const double value = parse_real(text, what);
     if (std::abs(value) > std::numeric_limits<float>::max())  // would become infinity as a float
         throw UsageError(what + " " + text + " is past the largest float32, about 3.4e38");
+    if (value != 0.0 && std::abs(value) < std::numeric_limits<float>::min())  // would become 0 or lose its digits
+        throw UsageError(what + " " + text + " is below the smallest normal float32, about 1.2e-38");
     return static_cast<float>(value);
 }
 
@@ -108,11 +110,17 @@ const char* const flags_with_values[] = {"--steps", "--batch", "--train-len", "-
                                          "--heads", "--mlp", "--lr", "--lag", "--vocab", "--eval-seqs", "--load",
                                          "--save", "--save-layout", "--extend", "--kernels", "--threads"};
 
-// Every flag at most once, each value non-empty: a second --steps or an empty --save "" is refused
-// rather than one of them silently winning or meaning "none".
+// Every flag at most once, each value non-empty and not a flag: a second --steps, an empty --save ""
+// or a --save that would take the next flag as its file name is refused rather than one of them
+// silently winning or meaning "none". --help stands alone: with other arguments (make's RUN_FLAGS,
+// which --check-flags checks) it is refused, never a help text that passes for a successful check.
 Options parse(int argc, char** argv) {
-    for (int i = 1; i < argc; ++i)
-        if (std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h") throw HelpRequested();
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg != "--help" && arg != "-h") continue;
+        if (argc == 2) throw HelpRequested();
+        throw UsageError(arg + " stands alone (train_position --help), got it with other arguments");
+    }
     Options o;
     std::vector<std::string> positional, seen;
     for (int i = 1; i < argc; ++i) {
@@ -133,6 +141,8 @@ Options parse(int argc, char** argv) {
         if (i + 1 >= argc) throw UsageError(arg + " needs a value");
         const std::string value = argv[++i];
         if (value.empty()) throw UsageError(arg + " needs a value, got an empty one");
+        if (value.rfind("--", 0) == 0)
+            throw UsageError(arg + " needs a value, got the flag '" + value + "' (a file whose name starts with -- is ./" + value + ")");
         RunConfig& r = o.run;
         if (arg == "--steps") r.steps = parse_integer(value, arg);
         else if (arg == "--batch") r.batch = parse_integer(value, arg);
@@ -142,7 +152,10 @@ Options parse(int argc, char** argv) {
         else if (arg == "--layers") r.layers = parse_integer(value, arg);
         else if (arg == "--heads") r.heads = parse_integer(value, arg);
         else if (arg == "--mlp") r.mlp_hidden = parse_integer(value, arg);
-        else if (arg == "--lr") r.lr = parse_float(value, arg);
+        else if (arg == "--lr") {
+            r.lr = parse_float(value, arg);
+            if (!(r.lr > 0.0f)) throw UsageError("--lr must be a positive number, got '" + value + "'");
+        }
         else if (arg == "--lag") r.lag = parse_integer(value, arg);
         else if (arg == "--vocab") {
             r.vocab = parse_integer(value, arg);

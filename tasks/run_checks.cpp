@@ -54,8 +54,9 @@ void validate(const RunConfig& c) {
     if (spec.kind == PositionSpec::Kind::mine && (c.dim / c.heads) % 2 != 0)
         throw std::invalid_argument("mine (positional/mine.cpp) holds a RoPE, which needs an even head dimension, got " +
                                     std::to_string(c.dim / c.heads));
+    positive(c.lag, "--lag");  // checked for seen too, which has no use for it: a typo is still a typo
+    at_most(c.lag, max_size, "--lag");
     if (task.kind == Task::Kind::lag) {
-        positive(c.lag, "--lag");
         if (c.lag >= c.train_length)
             throw std::invalid_argument("--lag " + std::to_string(c.lag) + " must be smaller than --train-len " +
                                         std::to_string(c.train_length) + ", or no position is scored");

@@ -91,11 +91,26 @@ TEST_CASE("train_position: each bad argument is refused with one line and exit c
         {"seen none 0 --vocab 1", "--vocab must be at least 2 for seen"},
         {"lag none 0 --save /nonexistent/weights.safetensors", "the folder '/nonexistent' does not exist"},
         {"seen none 0 --train-len 1", "and log 1 = 0"},
+        {"lag none 0 --lr 0", "--lr must be a positive number, got '0'"},
+        {"lag none 0 --lr 1e-50", "--lr 1e-50 is below the smallest normal float32, about 1.2e-38"},
+        // --help with other arguments (make's RUN_FLAGS under --check-flags) is no help text and exit 0.
+        {"lag none 0 --steps 5 -h", "-h stands alone (train_position --help), got it with other arguments"},
+        {"lag none 0 --help --check-flags", "--help stands alone"},
+        {"lag none 0 --save -h", "-h stands alone"},
+        // A flag's value is never the next flag: --save --quiet would write a file named --quiet.
+        {"lag none 0 --save --quiet", "--save needs a value, got the flag '--quiet'"},
+        {"lag none 0 --steps --lr 0.01", "--steps needs a value, got the flag '--lr'"},
+        // Checked for seen too, which has no use for --lag: a typo is refused, not silently ignored.
+        {"seen none 0 --lag -5", "--lag must be positive, got -5"},
+        {"seen none 0 --lag 99999999", "--lag must be at most 4096, got 99999999"},
     };
     for (const Case& c : cases) {
         INFO("train_position " << c.line);
         check_one_line_refusal(run(folder, "train_position", with_tiny_sizes(c.line)), 2, "train_position", c.message);
     }
+    write_bytes(folder.file("plain.txt"), "a file, not a folder\n");
+    check_one_line_refusal(run(folder, "train_position", with_tiny_sizes("lag none 0 --save plain.txt/w.safetensors")), 2,
+                           "train_position", "'plain.txt' is a file, not a folder");
     const Outcome help = run(folder, "train_position", {"--help"});
     CHECK(help.status == 0);
     CHECK_THAT(help.out, StartsWith("usage: train_position TASK SCHEME SEED"));
