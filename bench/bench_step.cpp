@@ -105,6 +105,7 @@ const char* flag_value(int argc, char** argv, const std::string& name) {
             refuse("unknown argument '" + flag + "'");
         if (i + 1 >= argc) refuse(flag + " needs a value");
         if (argv[i + 1][0] == '\0') refuse(flag + " needs a value, got an empty one");
+        if (std::string(argv[i + 1]).rfind("--", 0) == 0) refuse(flag + " needs a value, got the flag '" + argv[i + 1] + "'");
         for (int j = 1; j < i; j += 2)
             if (flag == argv[j]) refuse(flag + " is given twice");
     }
@@ -384,8 +385,24 @@ int scaling(int threads, int steps, int repeats) {
 
 }  // namespace
 
-int main(int argc, char** argv) {
-    prepare_process(argv);
+const char* const usage =
+    "usage: bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both] [--shapes N]\n"
+    "                  [--dim D] [--layers L] [--length T] [--batch B]   (each at most once)\n"
+    "       bench_step --scaling T [--steps N] [--repeats R]\n"
+    "One training step of the experiment's model (lag rope, D 64, 2 layers, T 32, B 64 unless given),\n"
+    "timed on each kernels setting against cblas_sgemm alone on the same shapes; --shapes N lists the N\n"
+    "products furthest above that floor; --scaling T times 1 thread against T (docs/performance.md).\n";
+
+int bench_main(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg != "--help" && arg != "-h") continue;
+        if (argc == 2) {
+            std::printf("%s", usage);
+            return 0;
+        }
+        refuse(arg + " stands alone (bench_step --help), got it with other arguments");
+    }
     const int steps = parse_flag(argc, argv, "--steps", 40);
     const int repeats = parse_flag(argc, argv, "--repeats", 7);
     const int threads = parse_flag(argc, argv, "--threads", 1);
@@ -436,4 +453,17 @@ int main(int argc, char** argv) {
     getrusage(RUSAGE_SELF, &usage);
     std::printf("bench: peak resident memory %.1f MB (both settings' models together)\n", usage.ru_maxrss / 1024.0);
     return 0;
+}
+
+int main(int argc, char** argv) {
+    prepare_process(argv);
+    try {
+        return bench_main(argc, argv);
+    } catch (const std::bad_alloc&) {  // sizes the flags allow but the machine's memory does not hold
+        std::fprintf(stderr, "bench_step: out of memory for these sizes; give a smaller --dim, --length, --batch or --layers\n");
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "bench_step: %s\n", one_line(e.what()).c_str());
+        return 1;
+    }
 }

@@ -46,7 +46,16 @@ std::string other_settings(const std::string& found, const std::string& expected
     return "was made with RUN_FLAGS '" + found_flags + "', not '" + expected_flags + "'";
 }
 
+std::string result_file_problem(const fs::path& path) {
+    std::error_code error;
+    const fs::file_status status = fs::status(path, error);
+    if (!fs::exists(status)) return "is missing";
+    if (!fs::is_regular_file(status)) return "is not a regular file";  // a FIFO would hang the read
+    return "";
+}
+
 std::optional<RunFile> read_run_file(const fs::path& path) {
+    if (!result_file_problem(path).empty()) return std::nullopt;
     std::ifstream in(path);
     RunFile file;
     std::string extra;
@@ -85,6 +94,8 @@ std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
     for (const std::string& text : texts) {
         if (text.empty() || text.size() > 18 || text.find_first_not_of("0123456789") != std::string::npos)
             throw std::invalid_argument("a SEED must be a non-negative integer below 10^18, got '" + text + "'");
+        if (text.size() > 1 && text[0] == '0')  // its runs' files are named by the number: seed00 would never be found
+            throw std::invalid_argument("a SEED is written without leading zeros, got '" + text + "'");
         const uint64_t seed = static_cast<uint64_t>(parse_integer(text, "a SEED"));
         if (std::find(seeds.begin(), seeds.end(), seed) != seeds.end())
             throw std::invalid_argument("seed " + text + " is given twice");
@@ -96,7 +107,7 @@ std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
 
 CollectorCommandLine parse_collector_command_line(int argc, char** argv) {
     CollectorCommandLine line;
-    bool run_flags_seen = false;
+    bool run_flags_seen = false, my_schemes_seen = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
         if (arg == "--prune") {
@@ -112,7 +123,8 @@ CollectorCommandLine parse_collector_command_line(int argc, char** argv) {
             for (std::string word; words >> word;) line.run_flags += (line.run_flags.empty() ? "" : " ") + word;
             run_flags_seen = true;
         } else if (arg == "--my-schemes") {
-            if (!line.my_schemes.empty()) throw UsageError("--my-schemes is given twice");
+            if (my_schemes_seen) throw UsageError("--my-schemes is given twice");
+            my_schemes_seen = true;
             if (!line.positional.empty()) throw UsageError("--my-schemes must come before the folder and the seeds");
             if (i + 1 >= argc) throw UsageError("--my-schemes needs a value (make's MY_SCHEMES, may be empty)");
             std::istringstream words(argv[++i]);
@@ -150,8 +162,10 @@ void require_distinct_paths(const std::vector<std::pair<std::string, fs::path>>&
     for (size_t i = 0; i < named.size(); ++i)
         for (size_t j = i + 1; j < named.size(); ++j) {
             std::error_code error;
-            const fs::path a = fs::weakly_canonical(named[i].second, error);
-            const fs::path b = fs::weakly_canonical(named[j].second, error);
+            // Made absolute first: weakly_canonical leaves a relative path whose file does not exist
+            // yet as it is, so "t.txt" and "./t.txt" would compare unequal.
+            const fs::path a = fs::weakly_canonical(fs::absolute(named[i].second, error), error);
+            const fs::path b = fs::weakly_canonical(fs::absolute(named[j].second, error), error);
             if (a == b)
                 throw UsageError(named[i].first + " and " + named[j].first + " are the same file, " +
                                  named[i].second.string() + ": give each its own path");

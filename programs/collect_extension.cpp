@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <map>
 #include <optional>
 #include <sstream>
 
@@ -27,6 +28,8 @@
 #include "startup/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
 #include "experiment/results_files.hpp"
+#include "files/atomic_file.hpp"
+#include "tasks/experiment.hpp"
 
 using namespace wai;
 namespace fs = std::filesystem;
@@ -87,6 +90,7 @@ std::vector<Expected> every_file(const Setup& s) {
 
 // Why the file cannot be used as e made with run_flags, or "" when it can.
 std::string fault(const Expected& e, const std::string& run_flags) {
+    if (const std::string problem = result_file_problem(e.path); !problem.empty()) return problem;
     const auto f = read_run_file(e.path);
     if (!f) return "is not a valid result for its run";
     const ResultLine& r = f->result;
@@ -238,6 +242,29 @@ std::string compare_with_experiment(const Setup& s) {
 }
 
 int collect(const Setup& s) {
+    // Every run's result first, then every output's path, and only then the work and the writes: a
+    // missing result or an output that cannot be written leaves every file as it was.
+    std::map<std::string, Collection> collected;
+    std::vector<std::string> missing;
+    for (const auto& task : tasks) {
+        collected[task] = collect_rows(s, task);
+        missing.insert(missing.end(), collected[task].missing.begin(), collected[task].missing.end());
+    }
+    if (!missing.empty()) {
+        std::cerr << "collect_extension: " << missing.size() << (missing.size() == 1 ? " run has" : " runs have")
+                  << " no valid result, e.g. " << missing.front() << "; run make experiment-extension again\n";
+        return 1;
+    }
+    const fs::path table = s.results / "extension.md";
+    std::map<std::string, fs::path> data_paths;
+    for (const auto& task : tasks) data_paths[task] = s.results / "extension" / (task + ".dat");
+    try {
+        check_output_path(table.string(), "the extension's table");
+        for (const auto& task : tasks) check_output_path(data_paths[task].string(), "the picture's data");
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
+    std::map<std::string, std::string> data_text;
     std::ostringstream md;
     md << "# Context extension: accuracy past the training length\n\n"
        << (s.run_flags.empty()
@@ -252,11 +279,9 @@ int collect(const Setup& s) {
     for (uint64_t seed : s.seeds) md << seed << " ";
     md << "\n\nEach cell: the mean over the seeds (min..max). n/a: the run cannot go there (the learned table has "
        << learned_rows << " rows).\n\n";
-    std::vector<std::string> missing;
     const std::vector<double> baseline = always_no(s);
     for (const auto& task : tasks) {
-        const Collection c = collect_rows(s, task);
-        missing.insert(missing.end(), c.missing.begin(), c.missing.end());
+        const Collection& c = collected[task];
         const std::string longest = std::to_string(s.lengths.back()), train = std::to_string(train_length);
         md << "## " << task << "\n\n| scheme | extension | ";
         for (int64_t L : s.lengths) md << L << " | ";
@@ -291,15 +316,10 @@ int collect(const Setup& s) {
             }
             data << " " << (task == "seen" ? fixed(baseline[i]) : fixed(1.0 / 16.0)) << "\n";
         }
-        if (c.missing.empty()) write_atomically(s.results / "extension" / (task + ".dat"), data.str());
-    }
-    if (!missing.empty()) {
-        std::cerr << "collect_extension: " << missing.size() << " runs have no valid result, e.g. " << missing.front()
-                  << "; run make experiment-extension again\n";
-        return 1;
+        data_text[task] = data.str();
     }
     md << compare_with_experiment(s);
-    const fs::path table = s.results / "extension.md";
+    for (const auto& task : tasks) write_atomically(data_paths[task], data_text[task]);
     write_atomically(table, md.str());
     std::cout << "experiment-extension: wrote " << table.string() << " and " << (s.results / "extension").string()
               << "/{lag,seen}.dat\n";
@@ -314,9 +334,13 @@ std::vector<int64_t> parse_lengths(const std::string& text) {
         if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string::npos)
             throw UsageError("LENGTHS must be whole numbers separated by commas, got '" + text + "'");
         lengths.push_back(parse_integer(item, "LENGTHS"));
+        if (lengths.back() > max_size)  // train_position's largest test length
+            throw UsageError("LENGTHS must be at most " + std::to_string(max_size) + " (train_position's largest test length), got '" + text + "'");
         if (lengths.size() > 1 && lengths.back() <= lengths[lengths.size() - 2])
             throw UsageError("LENGTHS must increase, got '" + text + "'");
     }
+    if (!text.empty() && text.back() == ',')
+        throw UsageError("LENGTHS must be whole numbers separated by commas, got '" + text + "'");
     if (lengths.empty() || lengths.front() != train_length)
         throw UsageError("LENGTHS must start at the training length " + std::to_string(train_length) + ", got '" + text + "'");
     return lengths;

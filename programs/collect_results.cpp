@@ -25,6 +25,7 @@
 #include "startup/openblas_startup.hpp"
 #include "tasks/result_line.hpp"
 #include "experiment/results_files.hpp"
+#include "files/atomic_file.hpp"
 
 using namespace wai;
 namespace fs = std::filesystem;
@@ -72,6 +73,7 @@ std::optional<RunFile> read_run(const Run& run) {
 
 // Why the run's file cannot be used by a run with these flags, or "" when it can.
 std::string fault(const Run& run, const std::string& run_flags) {
+    if (const std::string problem = result_file_problem(run.path); !problem.empty()) return problem;
     const auto f = read_run(run);
     if (!f) return "is not a valid result for its run";
     const std::string expected = settings_line(run.task, run.scheme, run.seed, run_flags);
@@ -176,13 +178,31 @@ int prune(const fs::path& dir, const std::string& run_flags, const std::vector<u
 int collect(const fs::path& dir, const std::string& run_flags, const std::string& chapter_path,
             const std::string& table_path, const std::string& summary_path, const std::vector<uint64_t>& seeds,
             const std::vector<std::string>& mine) {
-    require_distinct_paths({{"TABLE", table_path}, {"SUMMARY", summary_path}, {"CHAPTER_TABLE", chapter_path}});
+    // Every output checked before anything is read or written: no output is an input (the chapter's
+    // table, a run's file) or another output, each can be written whole where it is named, and the
+    // picture's data goes to a data/ folder beside TABLE, made there if missing but never above it.
+    const fs::path data_dir = fs::path(table_path).parent_path().empty() ? fs::path("data") : fs::path(table_path).parent_path() / "data";
+    const std::vector<Run> runs = every_run(dir, seeds, mine);
+    std::vector<std::pair<std::string, fs::path>> named = {
+        {"TABLE", table_path}, {"SUMMARY", summary_path}, {"CHAPTER_TABLE", chapter_path},
+        {"the picture's data", data_dir / "lag.dat"}, {"the picture's data", data_dir / "seen.dat"}};
+    for (const Run& run : runs) named.push_back({"a run's result", run.path});
+    require_distinct_paths(named);
+    try {
+        check_output_path(table_path, "TABLE");
+        check_output_path(summary_path, "SUMMARY");
+        if (fs::exists(data_dir)) {
+            check_output_path((data_dir / "lag.dat").string(), "the picture's data");
+            check_output_path((data_dir / "seen.dat").string(), "the picture's data");
+        }
+    } catch (const std::invalid_argument& e) {
+        throw UsageError(e.what());
+    }
     const auto chapter = read_chapter_table(chapter_path);
 
     std::string table;
     std::vector<std::string> missing;
     std::map<std::pair<std::string, std::string>, std::vector<std::vector<double>>> ours;
-    const std::vector<Run> runs = every_run(dir, seeds, mine);
     for (const Run& run : runs) {
         if (const std::string why = fault(run, run_flags); !why.empty()) {
             missing.push_back(run.path.string() + " " + why);
@@ -194,7 +214,7 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
     }
     if (!missing.empty()) {
         std::cerr << "collect_results: " << missing.size() << " of " << runs.size()
-                  << " runs have no valid result made with these settings, e.g. " << missing.front()
+                  << (runs.size() == 1 ? " run has" : " runs have") << " no valid result made with these settings, e.g. " << missing.front()
                   << "; run make experiment again\n";
         return 1;
     }
@@ -287,8 +307,7 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
        << "Figures outside the allowance: " << outside << " of " << tasks.size() * schemes.size() * 5 << ".\n";
 
     // The picture's data (plots/experiment.gp): the seed mean at each length, one column a scheme.
-    const fs::path data_dir = fs::path(table_path).parent_path() / "data";
-    fs::create_directories(data_dir);
+    fs::create_directory(data_dir);  // its folder was checked above
     for (const auto& task : tasks) {
         std::ostringstream data;
         data << "# " << task << ": accuracy at each test length, mean over the seeds. Written by collect_results.\nlength";

@@ -111,6 +111,10 @@ TEST_CASE("under an address-space limit a run ends with one out-of-memory line, 
     CHECK(script(folder, enough + " lag rope 0 --steps 5").status == 0);
     check_one_line_refusal(script(folder, enough + " lag rope 0 --steps 2 --batch 512 --dim 512 --mlp 2048 --eval-seqs 512"),
                            1, "train_position", "out of memory: this run's sizes");
+    // bench_step's sizes go far past any machine's memory too: one line, never an abort.
+    check_one_line_refusal(script(folder, "ulimit -v 1000000; OMP_NUM_THREADS=1 exec timeout 120 " + program_path("bench_step") +
+                                              " --dim 1024 --length 1024 --batch 512 --steps 1 --repeats 1"),
+                           1, "bench_step", "out of memory for these sizes");
     // One thread needs less: the same small limit then suffices.
     CHECK(script(folder, "ulimit -v 550000; OMP_NUM_THREADS=1 exec timeout 60 " + program_path("train_position") +
                              " lag rope 0 --steps 5").status == 0);

@@ -6,6 +6,8 @@
 // (tests/experiment_resume.sh).
 #include "tests/catch.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <filesystem>
 #include <regex>
@@ -40,6 +42,53 @@ TEST_CASE("collect_results: bad arguments are refused with one line", "[cli]") {
     CHECK_FALSE(fs::exists(folder.path / "t"));  // no table from missing runs
 }
 
+TEST_CASE("the collectors check every output before writing any: never an input, never above a missing folder", "[cli]") {
+    Folder folder("collector_outputs");
+    fs::create_directories(folder.path / "runs");
+    const std::string chapter = source_dir + "/experiment/chapter_table.txt";
+    const std::string input = folder.file("runs/lag_rope_seed0.txt");
+    write_bytes(input, "not a result\n");
+    auto collect = [&](const std::string& table, const std::string& summary) {
+        return run(folder, "collect_results", {"runs", chapter, table, summary, "0"});
+    };
+    // An output that is an input, or another output under another spelling of its path.
+    check_one_line_refusal(collect("runs/lag_rope_seed0.txt", "s.md"), 2, "collect_results", "are the same file");
+    CHECK(read_bytes(input) == "not a result\n");
+    check_one_line_refusal(collect("t.txt", "./t.txt"), 2, "collect_results", "TABLE and SUMMARY are the same file");
+    check_one_line_refusal(collect("t.txt", chapter), 2, "collect_results", "SUMMARY and CHAPTER_TABLE are the same file");
+    // A folder that is not there is not made; an output that is a folder is refused before any other is written.
+    check_one_line_refusal(collect(folder.file("absent/t.txt"), "s.md"), 2, "collect_results", "does not exist");
+    CHECK_FALSE(fs::exists(folder.path / "absent"));
+    fs::create_directories(folder.path / "table_folder");
+    check_one_line_refusal(collect("table_folder", "s.md"), 2, "collect_results", "it exists and is a folder");
+    fs::create_directories(folder.path / "summary_folder");
+    check_one_line_refusal(collect("t.txt", "summary_folder"), 2, "collect_results", "it exists and is a folder");
+    CHECK_FALSE(fs::exists(folder.path / "data"));
+    CHECK_FALSE(fs::exists(folder.path / "t.txt"));
+    // A missing result is said to be missing; a FIFO in a result's place is never opened (it would hang).
+    fs::remove(input);
+    check_one_line_refusal(collect("t.txt", "s.md"), 1, "collect_results", "runs/lag_none_seed0.txt is missing");
+    REQUIRE(mkfifo(input.c_str(), 0600) == 0);
+    const Outcome fifo = script(folder, "timeout 60 " + program_path("collect_results") + " --prune runs 0");
+    CHECK(fifo.status == 0);
+    CHECK_THAT(fifo.out, ContainsSubstring("runs/lag_rope_seed0.txt is not a regular file; it will be run again"));
+    CHECK_FALSE(fs::exists(input));
+    CHECK_FALSE(fs::exists(folder.path / "data"));
+    // Seeds are written as make names the runs' files: seed00 would never be found as seed 0.
+    check_one_line_refusal(run(folder, "collect_results", {"--prune", "runs", "00"}), 2, "collect_results",
+                           "a SEED is written without leading zeros, got '00'");
+    // The extension's collector: lengths train_position can test, and no table from missing runs.
+    fs::create_directories(folder.path / "results/extension");
+    check_one_line_refusal(run(folder, "collect_extension", {"--prune", "results", "32,6400", "0"}), 2, "collect_extension",
+                           "LENGTHS must be at most 4096 (train_position's largest test length), got '32,6400'");
+    check_one_line_refusal(run(folder, "collect_extension", {"results", "32,64,", "0"}), 2, "collect_extension",
+                           "LENGTHS must be whole numbers separated by commas, got '32,64,'");
+    check_one_line_refusal(run(folder, "collect_extension", {"results", "32,64", "0"}), 1, "collect_extension",
+                           "runs have no valid result, e.g. ");
+    CHECK(fs::is_empty(folder.path / "results/extension"));
+    CHECK_FALSE(fs::exists(folder.path / "results/extension.md"));
+}
+
 TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, before any timing", "[cli]") {
     Folder folder("bench_step");
     const std::pair<const char*, const char*> cases[] = {
@@ -63,11 +112,17 @@ TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, befo
         {"--shapes 0", "--shapes needs a whole number from 1 to 100000, got '0'"},
         {"--shapes all", "--shapes needs a whole number from 1 to 100000, got 'all'"},
         {"--scaling 2 --shapes 3", "--scaling times whole steps: it takes no --shapes"},
+        {"--steps --repeats 3", "--steps needs a value, got the flag '--repeats'"},
+        {"--steps 3 -h", "-h stands alone (bench_step --help), got it with other arguments"},
     };
     for (const auto& [line, message] : cases) {
         INFO("bench_step " << line);
         check_one_line_refusal(run(folder, "bench_step", words(line)), 2, "bench_step", message);
     }
+    const Outcome help = run(folder, "bench_step", {"--help"});
+    CHECK(help.status == 0);
+    CHECK_THAT(help.out, StartsWith("usage: bench_step"));
+    CHECK(help.err.empty());
 }
 
 TEST_CASE("bench_step --shapes N: the N products furthest above their floor, one line each, the furthest first", "[cli]") {
