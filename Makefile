@@ -165,6 +165,7 @@ digits_removed = $(subst 0,,$(subst 1,,$(subst 2,,$(subst 3,,$(subst 4,,$(subst 
 ifneq ($(filter experiment experiment-locked experiment-runs experiment-jobs experiment-collect experiment-slurm experiment-extension extension-locked extension-runs,$(MAKECMDGOALS)),)
   $(if $(strip $(SEEDS)),,$(error SEEDS is empty: give one or more seeds like SEEDS="0 1"))
   $(foreach s,$(SEEDS),$(if $(call digits_removed,$(s)),$(error SEEDS: '$(s)' is not a non-negative integer (SEEDS="0 1"))))
+  $(foreach s,$(SEEDS),$(if $(filter-out 0,$(filter 0%,$(s))),$(error SEEDS: '$(s)' has a leading zero; a run's files are named by the number (SEEDS="0 1"))))
   $(if $(filter-out $(words $(SEEDS)),$(words $(sort $(SEEDS)))),$(error SEEDS: a seed is given twice in '$(SEEDS)'))
   $(if $(filter-out 1,$(words $(JOBS)))$(call digits_removed,$(JOBS)),$(error JOBS must be a positive integer, got '$(JOBS)'))
   $(if $(subst 0,,$(JOBS)),,$(error JOBS must be a positive integer, got '$(JOBS)'))
@@ -178,7 +179,7 @@ ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extensi
   # that would make its figures other than the table's columns: refused here, once, in one line.
   run_flags_owned := $(filter --quiet --save --save-layout --load --test-lens --extend,$(RUN_FLAGS))
   $(if $(run_flags_owned),$(error RUN_FLAGS may not hold $(firstword $(run_flags_owned)): make experiment gives each run --quiet, --save and the lengths to test, and make experiment-extension also --load and --extend; training flags such as --steps, --lr, --dim are what RUN_FLAGS is for))
-  $(if $(filter experiment-extension,$(MAKECMDGOALS)),$(if $(filter --train-len,$(RUN_FLAGS)),$(error RUN_FLAGS may not hold --train-len for make experiment-extension: its lengths and scale factors are counted from the training length 32)))
+  $(if $(filter --train-len,$(RUN_FLAGS)),$(error RUN_FLAGS may not hold --train-len: the chapter's table (make experiment) is for the training length 32, and make experiment-extension's lengths and scale factors are counted from it))
   # A typo never deletes finished work: before anything is pruned ("made with other flags"), each run's
   # flags are checked by train_position itself (--check-flags: every task and scheme the goal runs, so
   # a size one scheme cannot take is found too), and RUN_FLAGS no run could start with (an unknown flag,

@@ -4,7 +4,7 @@
 # a space where one word is meant, a leading '-' where a path is meant) stops make at once with one
 # line naming the variable and its value, before any recipe or $(shell ...) sees it:
 #   RESULTS            one folder path: letters, digits and / . _ - + @, not starting with -
-#   SEEDS              non-negative integers separated by spaces          JOBS    a positive integer
+#   SEEDS              non-negative integers separated by spaces, no leading zeros    JOBS    a positive integer
 #   RUN_FLAGS          flags and values: letters, digits and - _ . , : = + (experiment/results_files.hpp
 #                      compares them word for word); what they mean is train_position's to say
 #   SLURM_FLAGS        sbatch flags: letters, digits and - _ . , : = + / @
@@ -13,12 +13,14 @@
 #   EXERCISE           one exercise's name (letters, digits, _)            TASK       lag or seen
 #   SEED, STEPS, EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: a whole number
 #   EXTENSION_LENGTHS  whole numbers separated by spaces                   BUILD      as RESULTS
+#   BENCH_SIZES        bench_step's size flags and values: as RUN_FLAGS     WEB_PORT   a whole number (0: a free port)
+#   RELEASE            trixie or bookworm
 # TAGS is free text for the test program (Catch's test specs): its words reach the program quoted, one
 # argument each, never read by the shell (at the end of this file). A variable is checked when it
 # is given on make's command line, whatever the goal (make passes it on to every sub-make and recipe),
 # and when it comes from the environment and a goal that uses it is made.
-# Leaves out CXX, FUZZ_CXX and OPTIMISE (a compiler and its flags: commands by nature), and make deps'
-# DEB_PACKAGES and APT_FLAGS (the Makefile's set-up).
+# Leaves out CXX, FUZZ_CXX, OPTIMISE and NATIVE_ARCH (a compiler and its flags: commands by nature),
+# and make deps' DEB_PACKAGES and APT_FLAGS (the Makefile's set-up).
 
 mv_empty :=
 mv_space := $(mv_empty) $(mv_empty)
@@ -57,6 +59,9 @@ mv_goals_SLURM_FLAGS := experiment experiment-locked experiment-slurm
 mv_goals_SCHEDULER   := experiment experiment-locked
 mv_goals_EXTENSION_LENGTHS := experiment-extension extension-locked extension-runs plots
 mv_goals_KERNELS     := bench bench-torch
+mv_goals_BENCH_SIZES := bench bench-torch
+mv_goals_WEB_PORT    := web-serve
+mv_goals_RELEASE     := test-debian
 mv_goals_TAGS        := test
 mv_goals_SANITIZE    := all test
 mv_goals_EXERCISE    := exercise exercise-train
@@ -69,7 +74,7 @@ mv_goals_FUZZ_SECONDS := fuzz
 mv_goals_FUZZ_MAX_LEN := fuzz
 mv_goals_BUILD       :=
 MAKE_VARIABLES := RESULTS SEEDS JOBS RUN_FLAGS MY_SCHEMES SLURM_FLAGS SCHEDULER EXTENSION_LENGTHS KERNELS TAGS SANITIZE EXERCISE \
-                  TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN BUILD
+                  TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN BUILD BENCH_SIZES WEB_PORT RELEASE
 
 # mv_checked VAR: non-empty when VAR is to be checked (given on the command line, or taken from the
 # environment by a goal that uses it).
@@ -92,8 +97,8 @@ mv_problem_RESULTS = $(call mv_not_path,$(RESULTS))
 mv_expect_RESULTS  = $(mv_path_expected)
 mv_problem_BUILD   = $(call mv_not_path,$(BUILD))
 mv_expect_BUILD    = $(mv_path_expected)
-mv_problem_SEEDS   = $(call mv_not_numbers,$(SEEDS))
-mv_expect_SEEDS    = one or more non-negative integers separated by spaces (SEEDS="0 1")
+mv_problem_SEEDS   = $(or $(call mv_not_numbers,$(SEEDS)),$(filter-out 0,$(filter 0%,$(SEEDS))))
+mv_expect_SEEDS    = one or more non-negative integers separated by spaces, without leading zeros (SEEDS="0 1")
 mv_problem_JOBS    = $(call mv_not_whole_number,$(JOBS))
 mv_expect_JOBS     = a positive integer
 mv_problem_RUN_FLAGS = $(call mv_words_left,$(RUN_FLAGS),$(mv_flag_characters))
@@ -104,6 +109,12 @@ mv_problem_SLURM_FLAGS = $(call mv_words_left,$(SLURM_FLAGS),$(mv_flag_character
 mv_expect_SLURM_FLAGS  = sbatch flags made of letters, digits and - _ . , : = + / @ separated by spaces
 mv_problem_EXTENSION_LENGTHS = $(call mv_not_numbers,$(EXTENSION_LENGTHS))
 mv_expect_EXTENSION_LENGTHS  = whole numbers separated by spaces
+mv_problem_BENCH_SIZES = $(call mv_words_left,$(BENCH_SIZES),$(mv_flag_characters))
+mv_expect_BENCH_SIZES  = bench_step's flags and values (--dim 256 --layers 4), letters, digits and - _ . , : = + separated by spaces
+mv_problem_WEB_PORT = $(or $(filter-out 1,$(words $(WEB_PORT))),$(call mv_left,$(WEB_PORT),$(mv_digits)))
+mv_expect_WEB_PORT  = a port number from 0 to 65535 (0: a free one)
+mv_problem_RELEASE = $(if $(filter 1,$(words $(RELEASE))),$(filter-out trixie bookworm,$(RELEASE)),several)
+mv_expect_RELEASE  = trixie (Debian 13) or bookworm (Debian 12)
 mv_problem_SCHEDULER = $(filter-out slurm,$(SCHEDULER))
 mv_expect_SCHEDULER  = slurm, or empty for this machine alone
 mv_problem_KERNELS = $(if $(filter 1,$(words $(KERNELS))),$(filter-out plain fast both,$(KERNELS)),several)

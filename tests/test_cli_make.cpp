@@ -1,7 +1,8 @@
 // make's own variables through the real Makefile (make -C the source tree, as a user types it): a
 // value with shell or make characters (';', a backtick, "$(...)", '#', ':', '%', a blank, a newline,
 // a leading '-') in any variable a user gives (RESULTS, SEEDS, JOBS, RUN_FLAGS, SLURM_FLAGS,
-// SCHEDULER, KERNELS, EXERCISE, TASK, SEED, STEPS, the time limits, EXTENSION_LENGTHS, BUILD), for
+// SCHEDULER, KERNELS, EXERCISE, TASK, SEED, STEPS, the time limits, EXTENSION_LENGTHS, BUILD,
+// BENCH_SIZES, WEB_PORT, RELEASE; SEEDS with a leading zero too), for
 // the goals that use it and for a goal that does not, stops make with one line naming the variable,
 // runs nothing of its own and makes no folder (experiment/make_variables.mk). RUN_FLAGS no run could start
 // with stop make experiment before its prune; a picture that cannot be written whole (a file-size
@@ -95,6 +96,14 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         {"fuzz", "FUZZ_SECONDS", "1;" + touch, {}},
         {"fuzz", "FUZZ_MAX_LEN", "$(shell " + touch + ")", {}},
         {"help", "BUILD", "build;" + touch, {}},
+        {"bench", "BENCH_SIZES", "--dim 8;" + touch, {}},
+        {"bench", "BENCH_SIZES", "$(shell " + touch + ")", {}},
+        {"bench-torch", "BENCH_SIZES", "--dim 8' ; " + touch + " ; echo '", {}},
+        {"web-serve", "WEB_PORT", "8000;" + touch, {}},
+        {"web-serve", "WEB_PORT", "8000 " + canary, {}},
+        {"test-debian", "RELEASE", "trixie' in trixie) " + touch + ";; esac; case 'x", {}},
+        {"test-debian", "RELEASE", "sid", {}},
+        {"experiment", "SEEDS", "0 01", {}},  // its runs' files would be named seed01, never found as seed 1
     };
     for (const Case& c : cases) {
         INFO("make " << c.goal << " " << c.variable << "='" << c.value << "'");
@@ -154,6 +163,9 @@ TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one lin
         {flags + " --threads 0", "--threads"},
         {"--steps 3 --dim 0", "--dim must be positive, got 0"},
         {flags + " extra", "expected TASK SCHEME SEED, got 4 positional arguments"},
+        {flags + " -h", "-h stands alone (train_position --help)"},  // a help text would pass for a check
+        {flags + " --help", "--help stands alone (train_position --help)"},
+        {flags + " --lr 1e-50", "--lr 1e-50 is below the smallest normal float32"},
     };
     for (const std::string goal : {"experiment", "experiment-jobs", "experiment-extension"})
         for (const auto& [run_flags, message] : cases) {
@@ -167,6 +179,26 @@ TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one lin
             CHECK(holds(o.err, "so no result file was removed"));
             CHECK(files_under(results) == before);
         }
+    // Settings make itself refuses, and lengths the extension's collector refuses before its prune.
+    struct Refused {
+        std::string goal;
+        std::vector<std::string> args;
+        std::string message;
+    };
+    const std::vector<Refused> refused = {
+        {"experiment", {"SEEDS=0", "RUN_FLAGS=" + flags + " --train-len 64"}, "RUN_FLAGS may not hold --train-len"},
+        {"experiment", {"SEEDS=00", "RUN_FLAGS=" + flags}, "SEEDS must be"},
+        {"experiment-extension", {"SEEDS=0", "RUN_FLAGS=" + flags, "EXTENSION_LENGTHS=32 6400"}, "LENGTHS must be at most 4096"},
+        {"experiment-extension", {"SEEDS=0", "RUN_FLAGS=" + flags, "EXTENSION_LENGTHS=32 64 48"}, "LENGTHS must increase"},
+    };
+    for (const Refused& r : refused) {
+        INFO("make " << r.goal << " " << r.args.back());
+        const Outcome o = make_in_source(folder, concat({r.goal, "RESULTS=" + results}, r.args));
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == 2);
+        CHECK(holds(o.err, r.message));
+        CHECK(files_under(results) == before);
+    }
 }
 
 namespace {
