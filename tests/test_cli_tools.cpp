@@ -1,7 +1,7 @@
 // The other programs' command lines: the collectors (collect_results, collect_extension), bench_step
 // and the lessons refuse a bad, repeated or empty argument and a signed number with one line and exit
 // code 2; lesson 06 --try answers each line it cannot use and goes on; the collectors take make's
-// RUN_FLAGS, empty or holding flags of their own.
+// RUN_FLAGS, empty or holding flags of their own, and check every output before writing any.
 // Leaves out train_position's arguments (tests/test_cli_arguments.cpp) and make's settings
 // (tests/experiment_resume.sh).
 #include "tests/catch.hpp"
