@@ -43,6 +43,8 @@ std::string other_settings(const std::string& found, const std::string& expected
     const auto [found_run, found_flags] = split(found);
     const auto [expected_run, expected_flags] = split(expected);
     if (found_run != expected_run) return "was made for another run ('" + found + "', not '" + expected + "')";
+    if (found_flags == expected_flags)  // the same words: only the blanks between or after them differ
+        return "has a settings line spaced otherwise than this run's ('" + found + "', not '" + expected + "')";
     return "was made with RUN_FLAGS '" + found_flags + "', not '" + expected_flags + "'";
 }
 
