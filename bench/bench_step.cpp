@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -105,7 +106,8 @@ const char* flag_value(int argc, char** argv, const std::string& name) {
             refuse("unknown argument '" + flag + "'");
         if (i + 1 >= argc) refuse(flag + " needs a value");
         if (argv[i + 1][0] == '\0') refuse(flag + " needs a value, got an empty one");
-        if (std::string(argv[i + 1]).rfind("--", 0) == 0) refuse(flag + " needs a value, got the flag '" + argv[i + 1] + "'");
+        if (const std::string next = argv[i + 1]; next.size() > 2 && next.rfind("--", 0) == 0 && std::isalpha(static_cast<unsigned char>(next[2])))
+            refuse(flag + " needs a value, got the flag '" + next + "'");  // "--5" is a bad number, said as such below
         for (int j = 1; j < i; j += 2)
             if (flag == argv[j]) refuse(flag + " is given twice");
     }

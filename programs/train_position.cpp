@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <iterator>
 #include <cmath>
@@ -141,7 +142,7 @@ Options parse(int argc, char** argv) {
         if (i + 1 >= argc) throw UsageError(arg + " needs a value");
         const std::string value = argv[++i];
         if (value.empty()) throw UsageError(arg + " needs a value, got an empty one");
-        if (value.rfind("--", 0) == 0)
+        if (value.size() > 2 && value.rfind("--", 0) == 0 && std::isalpha(static_cast<unsigned char>(value[2])))  // "--5" is a bad number
             throw UsageError(arg + " needs a value, got the flag '" + value + "' (a file whose name starts with -- is ./" + value + ")");
         RunConfig& r = o.run;
         if (arg == "--steps") r.steps = parse_integer(value, arg);
