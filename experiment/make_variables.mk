@@ -12,7 +12,7 @@
 #   KERNELS            plain, fast or both                                 SCHEDULER  slurm or empty
 #   EXERCISE           one exercise's name (letters, digits, _)            TASK       lag or seen
 #   SEED, STEPS, EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: a whole number
-#   EXTENSION_LENGTHS  whole numbers separated by spaces                   BUILD      as RESULTS
+#   EXTENSION_LENGTHS  whole numbers separated by spaces, no leading zeros BUILD      as RESULTS
 #   BENCH_SIZES        bench_step's size flags and values: as RUN_FLAGS     WEB_PORT   a whole number (0: a free port)
 #   RELEASE            trixie or bookworm
 # TAGS is free text for the test program (Catch's test specs): its words reach the program quoted, one
@@ -107,8 +107,8 @@ mv_problem_MY_SCHEMES = $(call mv_words_left,$(MY_SCHEMES),$(mv_letters) $(mv_di
 mv_expect_MY_SCHEMES  = position schemes train_position takes (mine, rope:500), letters, digits and . : separated by spaces
 mv_problem_SLURM_FLAGS = $(call mv_words_left,$(SLURM_FLAGS),$(mv_flag_characters) / @)
 mv_expect_SLURM_FLAGS  = sbatch flags made of letters, digits and - _ . , : = + / @ separated by spaces
-mv_problem_EXTENSION_LENGTHS = $(call mv_not_numbers,$(EXTENSION_LENGTHS))
-mv_expect_EXTENSION_LENGTHS  = whole numbers separated by spaces
+mv_problem_EXTENSION_LENGTHS = $(or $(call mv_not_numbers,$(EXTENSION_LENGTHS)),$(filter 0%,$(EXTENSION_LENGTHS)))
+mv_expect_EXTENSION_LENGTHS  = whole numbers separated by spaces, without leading zeros
 mv_problem_BENCH_SIZES = $(call mv_words_left,$(BENCH_SIZES),$(mv_flag_characters))
 mv_expect_BENCH_SIZES  = bench_step's flags and values (--dim 256 --layers 4), letters, digits and - _ . , : = + separated by spaces
 mv_problem_WEB_PORT = $(or $(filter-out 1,$(words $(WEB_PORT))),$(call mv_left,$(WEB_PORT),$(mv_digits)))

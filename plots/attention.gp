@@ -1,9 +1,13 @@
-# Attention maps of lag's learned and rope models (first seed), each layer, on one test sequence of
+# Attention maps of lag's learned and rope models (first seed), every layer, on one test sequence of
 # 128 tokens: row = query position, column = key position, colour = weight (log scale; grey: keys
 # after the query, masked). The dashed lines mark position 32, the training length. From build/plots/attention_maps.
 # Leaves out the other schemes and tasks (attention_maps can write them).
-call "plots/terminal.gp" "attention" 1200 1130
-set multiplot layout 2, 2 title "lag, one test sequence of 128 (trained at 32): where each query looks" font ",15"
+# As many columns as the models have layers (2 for the chapter's; RUN_FLAGS may give others): the
+# files attention_maps wrote, after make plots removed any of an earlier run.
+layers = int(system(sprintf("ls %s/attention_lag_learned_layer*.dat 2>/dev/null | wc -l", data)))
+if (layers < 1) { print "attention: no attention_lag_learned_layer*.dat in ", data; exit error "no maps" }
+call "plots/terminal.gp" "attention" (600 * layers) 1130
+set multiplot layout 2, layers title "lag, one test sequence of 128 (trained at 32): where each query looks" font ",15"
 set size ratio -1
 set xrange [-0.5:127.5]
 set yrange [127.5:-0.5]
@@ -21,7 +25,7 @@ set arrow 1 from 31.5, -0.5 to 31.5, 127.5 nohead dashtype 2 lc rgb "#e6550d" fr
 set arrow 2 from -0.5, 31.5 to 127.5, 31.5 nohead dashtype 2 lc rgb "#e6550d" front
 set object 1 polygon from -0.5, -0.5 to 127.5, -0.5 to 127.5, 127.5 to -0.5, -0.5 fillcolor rgb "#e8e8e8" fillstyle solid noborder behind
 do for [scheme in "learned rope"] {
-    do for [layer = 0:1] {
+    do for [layer = 0:layers - 1] {
         set title sprintf("%s, layer %d", scheme, layer)
         plot sprintf("%s/attention_lag_%s_layer%d.dat", data, scheme, layer) matrix using 1:2:($3 > 0 ? $3 : NaN) with image notitle
     }

@@ -186,7 +186,10 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
     std::vector<std::pair<std::string, fs::path>> named = {
         {"TABLE", table_path}, {"SUMMARY", summary_path}, {"CHAPTER_TABLE", chapter_path},
         {"the picture's data", data_dir / "lag.dat"}, {"the picture's data", data_dir / "seen.dat"}};
-    for (const Run& run : runs) named.push_back({"a run's result", run.path});
+    for (const Run& run : runs) {
+        named.push_back({"a run's result", run.path});
+        named.push_back({"a run's weights", fs::path(run.path).replace_extension(".safetensors")});  // make plots reads them
+    }
     require_distinct_paths(named);
     try {
         check_output_path(table_path, "TABLE");

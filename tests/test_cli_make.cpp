@@ -104,6 +104,7 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         {"test-debian", "RELEASE", "trixie' in trixie) " + touch + ";; esac; case 'x", {}},
         {"test-debian", "RELEASE", "sid", {}},
         {"experiment", "SEEDS", "0 01", {}},  // its runs' files would be named seed01, never found as seed 1
+        {"experiment-extension", "EXTENSION_LENGTHS", "32 064", {}},  // pi-064 would stand beside pi-64
     };
     for (const Case& c : cases) {
         INFO("make " << c.goal << " " << c.variable << "='" << c.value << "'");
@@ -217,7 +218,7 @@ TEST_CASE("make experiment-collect and make plots: a picture that cannot be writ
     Folder folder("make_full_disk");
     const std::string results = folder.file("results");
     const std::vector<std::string> settings = {"RESULTS=" + results, "SEEDS=0",
-                                               "RUN_FLAGS=--steps 3 --dim 8 --mlp 8 --layers 2 --batch 2 --eval-seqs 2"};  // the attention maps draw two layers
+                                               "RUN_FLAGS=--steps 3 --dim 8 --mlp 8 --layers 2 --batch 2 --eval-seqs 2"};  // two layers, as the chapter's model
     const Outcome first = make_in_source(folder, concat({"experiment"}, settings), "first");
     INFO(first.out << first.err);
     REQUIRE(first.status == 0);
@@ -271,6 +272,27 @@ TEST_CASE("make experiment-collect and make plots: a picture that cannot be writ
     CHECK_FALSE(fs::exists(disk + "/results/plots/experiment.png"));
     CHECK(leftovers_under(disk, ".draw.") == 0);
     CHECK(leftovers_under(disk, ".tmp.") == 0);
+}
+
+TEST_CASE("make plots draws the attention maps of as many layers as the models have, and no earlier run's", "[cli]") {
+    Folder folder("make_plots_layers");
+    const std::string results = folder.file("results");
+    for (const char* layers : {"3", "1"}) {
+        INFO("--layers " << layers);
+        const std::vector<std::string> settings = {
+            "RESULTS=" + results, "SEEDS=0", std::string("RUN_FLAGS=--steps 3 --dim 8 --mlp 8 --batch 2 --eval-seqs 2 --layers ") + layers};
+        const Outcome trained = make_in_source(folder, concat({"experiment"}, settings), "trained");
+        INFO(trained.out << trained.err);
+        REQUIRE(trained.status == 0);
+        const Outcome drawn = make_in_source(folder, concat({"plots"}, settings), "drawn");
+        INFO(drawn.out << drawn.err);
+        CHECK(drawn.status == 0);
+        CHECK(holds(drawn.out, "attention.svg and .png"));
+        int maps = 0;
+        for (const auto& entry : fs::directory_iterator(results + "/plots/data"))
+            maps += entry.path().filename().string().rfind("attention_lag_", 0) == 0;
+        CHECK(maps == 2 * std::stoi(layers));  // learned and rope, each layer once
+    }
 }
 
 TEST_CASE("make exercise-train on an exercise not written yet says so once, and make exits 0", "[cli][exercises]") {

@@ -54,6 +54,8 @@ TEST_CASE("the collectors check every output before writing any: never an input,
     // An output that is an input, or another output under another spelling of its path.
     check_one_line_refusal(collect("runs/lag_rope_seed0.txt", "s.md"), 2, "collect_results", "are the same file");
     CHECK(read_bytes(input) == "not a result\n");
+    check_one_line_refusal(collect("t.txt", "runs/lag_rope_seed0.safetensors"), 2, "collect_results",
+                           "SUMMARY and a run's weights are the same file");
     check_one_line_refusal(collect("t.txt", "./t.txt"), 2, "collect_results", "TABLE and SUMMARY are the same file");
     check_one_line_refusal(collect("t.txt", chapter), 2, "collect_results", "SUMMARY and CHAPTER_TABLE are the same file");
     // A folder that is not there is not made; an output that is a folder is refused before any other is written.
@@ -83,6 +85,8 @@ TEST_CASE("the collectors check every output before writing any: never an input,
                            "LENGTHS must be at most 4096 (train_position's largest test length), got '32,6400'");
     check_one_line_refusal(run(folder, "collect_extension", {"results", "32,64,", "0"}), 2, "collect_extension",
                            "LENGTHS must be whole numbers separated by commas, got '32,64,'");
+    check_one_line_refusal(run(folder, "collect_extension", {"--prune", "results", "32,064", "0"}), 2, "collect_extension",
+                           "LENGTHS are written without leading zeros, got '32,064'");
     check_one_line_refusal(run(folder, "collect_extension", {"results", "32,64", "0"}), 1, "collect_extension",
                            "runs have no valid result, e.g. ");
     CHECK(fs::is_empty(folder.path / "results/extension"));
