@@ -3,7 +3,7 @@
 # after the query, masked). The dashed lines mark position 32, the training length. From build/plots/attention_maps.
 # Leaves out the other schemes and tasks (attention_maps can write them).
 # As many columns as the models have layers (2 for the chapter's; RUN_FLAGS may give others): the
-# files attention_maps wrote, after make plots removed any of an earlier run.
+# files attention_maps wrote (it removes those of layers past the model's last).
 layers = int(system(sprintf("ls %s/attention_lag_learned_layer*.dat 2>/dev/null | wc -l", data)))
 if (layers < 1) { print "attention: no attention_lag_learned_layer*.dat in ", data; exit error "no maps" }
 call "plots/terminal.gp" "attention" (600 * layers) 1130

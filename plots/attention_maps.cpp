@@ -3,7 +3,8 @@
 // WEIGHTS is a file train_position --save wrote (its metadata names the task, scheme and seed, and
 // the model's sizes: a file without them, saved before they were recorded, is taken to be the
 // experiment's default size). The sequence is the first of that seed's test sequences
-// of LENGTH (default 128), the one the run was scored on. Writes OUT_PREFIX_layerK.dat for each layer:
+// of LENGTH (default 128), the one the run was scored on. Writes OUT_PREFIX_layerK.dat for each layer
+// (and then removes any such file of a layer past the model's last, an earlier run's):
 // LENGTH rows (query m) of LENGTH numbers (key n), the weight query m gives key n (0 for the keys
 // after the query, which the causal mask hides). Prints, per layer, where queries past the training
 // length look: how many put their largest weight exactly the lag back (lag's answer) and their mean distance.
@@ -107,6 +108,13 @@ int main(int argc, char** argv) {
                         config.task.c_str(), config.scheme.c_str(), static_cast<unsigned long long>(config.seed), layer,
                         static_cast<long long>(reach.queries), static_cast<long long>(config.train_length),
                         static_cast<long long>(reach.lag_back), static_cast<long long>(config.lag), reach.mean_distance);
+        }
+        // Maps of layers this model does not have, left by an earlier run with more, would be drawn
+        // beside its own (plots/attention.gp draws every OUT_PREFIX_layerK.dat): removed, once every
+        // map of this model is written, so a run that fails leaves the earlier maps as they were.
+        for (size_t layer = model->blocks.size();; ++layer) {
+            const std::string stale = prefix + "_layer" + std::to_string(layer) + ".dat";
+            if (std::remove(stale.c_str()) != 0) break;
         }
         return 0;
     } catch (const std::exception& e) {

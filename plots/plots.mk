@@ -32,7 +32,6 @@ plots: check-gnuplot $(PLOT_PROGRAMS)
 	@for file in $(RESULTS)/data/lag.dat $(RESULTS)/data/seen.dat $(PLOT_WEIGHTS); do [ -f $$file ] || \
 	  { echo "plots: $$file is missing; run make experiment first (make plots draws its results)" >&2; exit 1; }; done
 	@mkdir -p $(PLOTS_DIR)/data
-	@rm -f $(PLOTS_DIR)/data/attention_lag_*_layer*.dat
 	@$(BUILD)/plots/rope_curves $(PLOTS_DIR)/data
 	@for scheme in learned rope; do \
 	  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/plots/attention_maps \
