@@ -2,6 +2,11 @@
 # The library build/libwhereami.a holds the syllabus (tensor/ autograd/ nn/ positional/ tasks/) and what
 # programs need beside it (startup/ files/ experiment/); the programs/ link it.
 
+# This project's rules only: without make's built-in ones (RCS, SCCS, %.o from %.c, ...) make finds in
+# milliseconds that nothing needs doing, instead of searching them for every header for a second or more.
+MAKEFLAGS += --no-builtin-rules
+.SUFFIXES:
+
 CXX      ?= g++
 SANITIZE ?=
 TAGS     ?=

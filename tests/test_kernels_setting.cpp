@@ -1,7 +1,8 @@
 // Tests of the kernels setting (nn/kernels_setting.hpp): the whole model on the plain path and on the
 // fast path. For every scheme and both tasks, one training step from the same weights and batch
 // gives the same logits, loss and gradients within float rounding, and the same weights after one
-// AdamW step; a 2000-step lag rope run gives the same result line on both; the setting's parsing.
+// AdamW step; a 2000-step lag rope run of train_position gives the same result line on both; the
+// setting's parsing.
 // Leaves out each fast kernel on its own (test_fast_kernels.cpp) and PyTorch (test_golden.cpp).
 #include "tests/catch.hpp"
 
@@ -16,6 +17,7 @@
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
 #include "tests/helpers.hpp"
+#include "tests/programs.hpp"
 
 using namespace wai;
 using namespace wai::testing;
@@ -112,17 +114,16 @@ TEST_CASE("plain and fast kernels: one training step agrees with four heads", "[
 }
 
 TEST_CASE("plain and fast kernels: a 2000-step lag rope run gives the same result line", "[kernels][slow]") {
-    RunConfig config;
-    config.task = "lag", config.scheme = "rope";
-    std::string line[2];
-    for (const Kernels kernels : {Kernels::plain, Kernels::fast}) {
-        const KernelsScope scope(kernels);
-        line[kernels == Kernels::fast] = format_result_line(config, run_experiment(config));
-    }
-    INFO("plain: " << line[0]);
-    INFO("fast:  " << line[1]);
-    CHECK(line[0] == line[1]);
-    CHECK(line[0].find("1.000") != std::string::npos);  // it learned lag at the training length
+    // The chapter's run, through the real program, once on each path: the two start together on one
+    // thread each (the two cores), as make experiment runs two at a time.
+    Folder folder("kernels_2000_steps");
+    const auto [plain, fast] = run_two_at_once(folder, words("lag rope 0 --kernels plain --threads 1"),
+                                               words("lag rope 0 --kernels fast --threads 1"));
+    INFO("plain: " << plain.out << plain.err);
+    INFO("fast:  " << fast.out << fast.err);
+    REQUIRE(plain.status == 0);
+    CHECK(plain.out == fast.out);
+    CHECK(plain.out.find("length 32 / 64 / 128: 1.000 /") != std::string::npos);  // it learned lag at the training length
 }
 
 TEST_CASE("plain and fast kernels: short runs give the same result line, every scheme, extensions, 256 and 512",
