@@ -1,7 +1,8 @@
 #!/bin/bash
 # make test-web: the web build's programs under node held to the native ones.
 #   tests/web_agreement.sh NATIVE_BUILD WEB_BUILD STEPS "TASK:SCHEME ..." "LESSON ..."
-#   - train_position: each TASK SCHEME, seed 0, --steps STEPS, natively (one thread) and under node.
+#   - train_position: each TASK SCHEME, seed 0, --steps STEPS, natively (one thread) and under node,
+#     as many cases at a time as there are cores.
 #     The two result lines must be the same words with every accuracy within 0.01 of the other's.
 #     Accuracies are counts of right answers over 256 test sequences x 32 to 128 positions, printed
 #     to 3 decimals: the same model with its sums in another order (the portable sgemm's blocks
@@ -26,18 +27,39 @@ words() { sed 's/[0-9]\.[0-9][0-9][0-9]/#/g'; }
 accuracies() { grep -o '[0-9]\.[0-9][0-9][0-9]'; }
 
 echo "test-web: train_position, natively (one thread) and under node, --steps $steps; each accuracy within $tolerance"
-worst_all=0
-for c in $cases; do
-    task=${c%%:*} scheme=${c#*:}
+# Each case's two runs, one after the other, into $tmp/N.*; as many cases at a time as there are
+# cores (each run takes one), then the checks in the cases' order.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+run_case() {  # N TASK SCHEME
+    local start middle end
     start=$(date +%s.%N)
-    native_line=$(OMP_NUM_THREADS=1 "$native/train_position" "$task" "$scheme" 0 --steps "$steps" --threads 1 --quiet 2>&1)
-    native_status=$?
+    OMP_NUM_THREADS=1 "$native/train_position" "$2" "$3" 0 --steps "$steps" --threads 1 --quiet > "$tmp/$1.native" 2>&1
+    echo $? > "$tmp/$1.native_status"
     middle=$(date +%s.%N)
-    web_line=$("$node" "$web/train_position.js" "$task" "$scheme" 0 --steps "$steps" --quiet 2>&1)
-    web_status=$?
+    "$node" "$web/train_position.js" "$2" "$3" 0 --steps "$steps" --quiet > "$tmp/$1.web" 2>&1
+    echo $? > "$tmp/$1.web_status"
     end=$(date +%s.%N)
-    echo "  native ($(awk -v a="$start" -v b="$middle" 'BEGIN { printf "%.1f", b - a }') s): $native_line"
-    echo "  node   ($(awk -v a="$middle" -v b="$end" 'BEGIN { printf "%.1f", b - a }') s): $web_line"
+    awk -v a="$start" -v b="$middle" -v c="$end" 'BEGIN { printf "%.1f %.1f\n", b - a, c - b }' > "$tmp/$1.seconds"
+}
+at_once=$(nproc 2>/dev/null || echo 2)
+n=0
+for c in $cases; do
+    n=$((n + 1))
+    run_case "$n" "${c%%:*}" "${c#*:}" &
+    [ "$n" -lt "$at_once" ] || wait -n
+done
+wait
+worst_all=0
+n=0
+for c in $cases; do
+    n=$((n + 1))
+    task=${c%%:*} scheme=${c#*:}
+    native_line=$(cat "$tmp/$n.native") native_status=$(cat "$tmp/$n.native_status")
+    web_line=$(cat "$tmp/$n.web") web_status=$(cat "$tmp/$n.web_status")
+    read -r native_seconds web_seconds < "$tmp/$n.seconds"
+    echo "  native ($native_seconds s): $native_line"
+    echo "  node   ($web_seconds s): $web_line"
     if [ "$native_status" != 0 ] || [ "$web_status" != 0 ]; then
         fail "$task $scheme: exit codes $native_status (native) and $web_status (node)"
         continue
