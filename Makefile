@@ -279,10 +279,16 @@ $(BUILD)/tests/%.o: CXXFLAGS += -DWAI_CATCH_VERSION=$(CATCH_VERSION)
 # test-programs builds everything it runs, so a parallel build can come first (make -j2 test-programs).
 .PHONY: test-programs
 test-programs: $(TEST_BINARY)
+# Without TAGS the test program runs in two parts at once (tests/run_parts.sh): the files below, whose
+# cases mostly start programs and wait for them (the lessons, the make tests), and every other case.
+# Under a sanitizer the lessons alone are about half of the run (they train, several times slower).
+TEST_FIRST_PART := test_lessons $(if $(SANITIZE),,test_cli_make test_cli_runtime)
 test: check-test-deps
 	+@$(PARALLEL_MAKE) test-programs
 	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES))
-	OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) $(CATCH_NO_TESTS) $(or $(TAGS),$(if $(SANITIZE),"~[slow]~[roundtrip]"))
+	$(if $(TAGS),OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) $(CATCH_NO_TESTS) $(TAGS),\
+	  @OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} sh tests/run_parts.sh $(TEST_BINARY) "$(CATCH_NO_TESTS)" \
+	    "$(if $(SANITIZE),~[slow]~[roundtrip])" $(BUILD)/tests/part $(TEST_FIRST_PART))
 
 clean:
 	rm -rf build
