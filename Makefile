@@ -151,6 +151,10 @@ $(CHECKED_LIBRARY): $(LIB_SOURCES:%.cpp=$(CHECKED_BUILD)/%.o)
 
 $(BUILD)/%: $(BUILD)/programs/%.o $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+# Kept after the build, as the lessons' and plots' objects are. Deleted as intermediate files, they
+# were named by their .d files at the next make, which compiled and linked the programs again: on a
+# fresh clone, while make test's other part was running them.
+.SECONDARY: $(PROGRAMS:$(BUILD)/%=$(BUILD)/programs/%.o)
 
 # ---- the chapter's experiment: 2 tasks x 7 schemes x SEEDS, each run one make target ----------
 SEEDS    ?= 0 1
