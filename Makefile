@@ -37,7 +37,9 @@ ifeq ($(SANITIZE),)
   OPTIMISE := -O2 $(NATIVE_ARCH)
 else
   BUILD    := build/$(SANITIZE)
-  OPTIMISE := -O1 -g -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
+  # -g1: the line tables a sanitizer's report names file and line from, without the variables' debug
+  # information, which a report does not use (a third less compile time under AddressSanitizer).
+  OPTIMISE := -O1 -g1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
 endif
 ifneq ($(filter-out address undefined leak thread,$(subst $(comma), ,$(SANITIZE))),)
   $(error SANITIZE must be address, undefined, leak or thread, or a comma-separated mix; got '$(SANITIZE)')
