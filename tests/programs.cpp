@@ -95,10 +95,18 @@ std::pair<Outcome, Outcome> run_two_at_once(const Folder& folder, const std::vec
                                             const std::vector<std::string>& second) {
     write_bytes(folder.file("a.in"), "");
     write_bytes(folder.file("b.in"), "");
-    const int status = shell(folder, "( " + command_for(folder, "train_position", first, "a") + " & " +
-                                         command_for(folder, "train_position", second, "b") + " & wait )");
-    REQUIRE(status == 0);
-    return {collected(folder, "a", 0), collected(folder, "b", 0)};
+    // Each run's exit status into its own file: `wait` alone would answer 0 whatever the runs did.
+    const auto started = [&](const std::vector<std::string>& args, const std::string& tag) {
+        return "{ " + command_for(folder, "train_position", args, tag) + "; echo $? > " + quoted(folder.file(tag + ".status")) +
+               "; } &";
+    };
+    REQUIRE(shell(folder, "( " + started(first, "a") + " " + started(second, "b") + " wait )") == 0);
+    const auto status_of = [&](const std::string& tag) { return std::stoi(read_bytes(folder.file(tag + ".status"))); };
+    const Outcome a = collected(folder, "a", status_of("a")), b = collected(folder, "b", status_of("b"));
+    INFO("first: " << a.err << "second: " << b.err);
+    REQUIRE(a.status == 0);
+    REQUIRE(b.status == 0);
+    return {a, b};
 }
 
 std::string program_path(const std::string& program) { return quoted(build_dir + "/" + program); }
