@@ -213,6 +213,17 @@ ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extensi
   endif
 endif
 
+# The inner steps below run under the results folder's lock, which make experiment (or
+# experiment-extension) takes on descriptor 9 after the checks above. Typed by hand, a step would
+# skip both: the prune would remove every result made with other RUN_FLAGS, a typo's included. So a
+# step runs only where descriptor 9 is that lock, as its outer goal leaves it.
+inner_goals := $(filter experiment-locked experiment-runs experiment-slurm extension-locked extension-runs,$(MAKECMDGOALS))
+ifneq ($(inner_goals),)
+  ifneq ($(shell [ /proc/self/fd/9 -ef $(RESULTS)/.lock ] 2>/dev/null && echo held),held)
+    $(error make $(firstword $(inner_goals)) is a step of make $(if $(filter extension-%,$(firstword $(inner_goals))),experiment-extension,experiment), which runs it under $(RESULTS)/.lock after checking its settings; run make $(if $(filter extension-%,$(firstword $(inner_goals))),experiment-extension,experiment))
+  endif
+endif
+
 # Under the results folder's lock (held on a file descriptor that the sub-make, which replaces the
 # shell so that make's SIGTERM reaches it, and every run inherit): invalid or differently-set result
 # files are removed first, then only the missing runs are made, two at a time (or, with

@@ -4,16 +4,16 @@
 # a space where one word is meant, a leading '-' where a path is meant) stops make at once with one
 # line naming the variable and its value, before any recipe or $(shell ...) sees it:
 #   RESULTS            one folder path: letters, digits and / . _ - + @, not starting with -
-#   SEEDS              non-negative integers separated by spaces, no leading zeros    JOBS    a positive integer
+#   SEEDS              non-negative integers separated by spaces, no leading zeros    JOBS    1 to 999999999
 #   RUN_FLAGS          flags and values: letters, digits and - _ . , : = + (experiment/results_files.hpp
 #                      compares them word for word); what they mean is train_position's to say
 #   SLURM_FLAGS        sbatch flags: letters, digits and - _ . , : = + / @
 #   MY_SCHEMES         position schemes of your own (mine, rope:500): letters, digits and . : per word
 #   KERNELS            plain, fast or both                                 SCHEDULER  slurm or empty
 #   EXERCISE           one exercise's name (letters, digits, _)            TASK       lag or seen
-#   SEED, STEPS, EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: a whole number
+#   SEED a whole number; STEPS, EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: 1 to 999999999
 #   EXTENSION_LENGTHS  whole numbers separated by spaces, no leading zeros BUILD      as RESULTS
-#   BENCH_SIZES        bench_step's size flags and values: as RUN_FLAGS     WEB_PORT   a whole number (0: a free port)
+#   BENCH_SIZES        bench_step's size flags and values: as RUN_FLAGS     WEB_PORT   0 to 65535 (0: a free port)
 #   RELEASE            trixie or bookworm
 # TAGS is free text for the test program (Catch's test specs): its words reach the program quoted, one
 # argument each, never read by the shell (at the end of this file). A variable is checked when it
@@ -88,7 +88,9 @@ $(foreach v,$(MAKE_VARIABLES),$(if $(call mv_checked,$(v)),$(if $(findstring $$,
 
 # What each variable may hold: mv_problem_VAR is non-empty when its value is not that, mv_expect_VAR
 # says what it must be. Both are expanded only for a variable that is checked, after the '$' test.
-mv_not_whole_number = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_digits)),$(if $(subst 0,,$(1)),,zero))
+# (at most 9 digits: every program these reach reads an int, where a longer one would wrap round)
+mv_not_whole_number = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_digits)),$(if $(subst 0,,$(1)),,zero),\
+  $(shell case '$(1)' in (??????????*) echo too long;; esac))
 mv_not_path = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_path_characters)),$(filter -%,$(1)))
 mv_not_numbers = $(or $(if $(strip $(1)),,empty),$(call mv_words_left,$(1),$(mv_digits)))
 mv_path_expected = one folder path with no space: letters, digits and / . _ - + @, not starting with -
@@ -100,7 +102,7 @@ mv_expect_BUILD    = $(mv_path_expected)
 mv_problem_SEEDS   = $(or $(call mv_not_numbers,$(SEEDS)),$(filter-out 0,$(filter 0%,$(SEEDS))))
 mv_expect_SEEDS    = one or more non-negative integers separated by spaces, without leading zeros (SEEDS="0 1")
 mv_problem_JOBS    = $(call mv_not_whole_number,$(JOBS))
-mv_expect_JOBS     = a positive integer
+mv_expect_JOBS     = a whole number from 1 to 999999999
 mv_problem_RUN_FLAGS = $(call mv_words_left,$(RUN_FLAGS),$(mv_flag_characters))
 mv_expect_RUN_FLAGS  = flags and values made of letters, digits and - _ . , : = + separated by spaces (RUN_FLAGS may hold only these)
 mv_problem_MY_SCHEMES = $(call mv_words_left,$(MY_SCHEMES),$(mv_letters) $(mv_digits) . :)
@@ -111,7 +113,9 @@ mv_problem_EXTENSION_LENGTHS = $(or $(call mv_not_numbers,$(EXTENSION_LENGTHS)),
 mv_expect_EXTENSION_LENGTHS  = whole numbers separated by spaces, without leading zeros
 mv_problem_BENCH_SIZES = $(call mv_words_left,$(BENCH_SIZES),$(mv_flag_characters))
 mv_expect_BENCH_SIZES  = bench_step's flags and values (--dim 256 --layers 4), letters, digits and - _ . , : = + separated by spaces
-mv_problem_WEB_PORT = $(or $(filter-out 1,$(words $(WEB_PORT))),$(call mv_left,$(WEB_PORT),$(mv_digits)))
+# (digits alone reach the shell's range test, as web_serve.mjs takes them: at most 5, at most 65535)
+mv_problem_WEB_PORT = $(or $(filter-out 1,$(words $(WEB_PORT))),$(call mv_left,$(WEB_PORT),$(mv_digits)),\
+  $(shell case '$(WEB_PORT)' in (??????*) echo out of range;; (*) [ '$(WEB_PORT)' -le 65535 ] || echo out of range;; esac))
 mv_expect_WEB_PORT  = a port number from 0 to 65535 (0: a free one)
 mv_problem_RELEASE = $(if $(filter 1,$(words $(RELEASE))),$(filter-out trixie bookworm,$(RELEASE)),several)
 mv_expect_RELEASE  = trixie (Debian 13) or bookworm (Debian 12)
@@ -126,7 +130,7 @@ mv_expect_TASK  = lag or seen
 mv_problem_SEED = $(or $(filter-out 1,$(words $(SEED))),$(call mv_left,$(SEED),$(mv_digits)))
 mv_expect_SEED  = a non-negative integer
 $(foreach v,STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN,\
-  $(eval mv_problem_$(v) = $$(call mv_not_whole_number,$$($(v))))$(eval mv_expect_$(v) = a whole number above 0))
+  $(eval mv_problem_$(v) = $$(call mv_not_whole_number,$$($(v))))$(eval mv_expect_$(v) = a whole number from 1 to 999999999))
 
 $(foreach v,$(MAKE_VARIABLES),$(if $(call mv_checked,$(v)),$(if $(strip $(mv_problem_$(v))),\
   $(error $(v) must be $(mv_expect_$(v)), got '$(call mv_shown,$($(v)))'))))

@@ -2,14 +2,15 @@
 // value with shell or make characters (';', a backtick, "$(...)", '#', ':', '%', a blank, a newline,
 // a leading '-') in any variable a user gives (RESULTS, SEEDS, JOBS, RUN_FLAGS, SLURM_FLAGS,
 // SCHEDULER, KERNELS, EXERCISE, TASK, SEED, STEPS, the time limits, EXTENSION_LENGTHS, BUILD,
-// BENCH_SIZES, WEB_PORT, RELEASE; SEEDS with a leading zero too), for
+// BENCH_SIZES, WEB_PORT, RELEASE; SEEDS with a leading zero, a number beyond what its program reads too), for
 // the goals that use it and for a goal that does not, stops make with one line naming the variable,
 // runs nothing of its own and makes no folder (experiment/make_variables.mk). RUN_FLAGS no run could start
 // with stop make experiment before its prune; a picture that cannot be written whole (a file-size
 // limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once; the
 // exercises' board names a crash by what the program printed, and no cause when it printed none; make
 // lessons-run leaves lesson 06 for after its exercise, saying how to run it; make experiment
-// MY_SCHEMES runs a learner's own scheme under its own name.
+// MY_SCHEMES runs a learner's own scheme under its own name; make experiment's and experiment-extension's
+// inner steps (experiment-locked, extension-runs, ...) typed by hand are refused before they prune.
 // Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment) and
 // the exercise checkers' verdicts (lessons/exercises/selftest.sh, on tests/exercises/).
 #include <filesystem>
@@ -114,6 +115,11 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         {"bench-torch", "BENCH_SIZES", "--dim 8' ; " + touch + " ; echo '", {}},
         {"web-serve", "WEB_PORT", "8000;" + touch, {}},
         {"web-serve", "WEB_PORT", "8000 " + canary, {}},
+        {"web-serve", "WEB_PORT", "65536", {}},      // web_serve.mjs would refuse it only after make web's build
+        {"web-serve", "WEB_PORT", "000008000", {}},  // as would more than five digits
+        {"fuzz", "FUZZ_SECONDS", "4294967297", {}},  // libFuzzer reads an int: 1 s
+        {"exercise", "EXERCISE_SECONDS", "1000000000", {"EXERCISE=rope_rotation"}},
+        {"experiment", "JOBS", "12345678901", {}},
         {"test-debian", "RELEASE", "trixie' in trixie) " + touch + ";; esac; case 'x", {}},
         {"test-debian", "RELEASE", "sid", {}},
         {"experiment", "SEEDS", "0 01", {}},  // its runs' files would be named seed01, never found as seed 1
@@ -211,6 +217,24 @@ TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one lin
         INFO("stdout: " << o.out << "\nstderr: " << o.err);
         CHECK(o.status == 2);
         CHECK(holds(o.err, r.message));
+        CHECK(files_under(results) == before);
+    }
+    // The inner steps, typed by hand, would skip both the checks above and the lock: refused in one
+    // line naming the goal to run, even with a RUN_FLAGS typo that their prune would have taken for
+    // results made with other flags.
+    const std::pair<std::string, std::string> inner[] = {
+        {"experiment-locked", "make experiment"}, {"experiment-runs", "make experiment"},
+        {"experiment-slurm", "make experiment"}, {"extension-locked", "make experiment-extension"},
+        {"extension-runs", "make experiment-extension"},
+    };
+    for (const auto& [goal, outer] : inner) {
+        INFO("make " << goal);
+        const Outcome o = make_in_source(folder, {goal, "RESULTS=" + results, "SEEDS=0", "RUN_FLAGS=" + flags + " --stesp 5"});
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == 2);
+        CHECK(o.out.empty());
+        CHECK(o.err_lines() == 1);
+        CHECK(holds(o.err, "*** make " + goal + " is a step of " + outer + ", which runs it under " + results + "/.lock"));
         CHECK(files_under(results) == before);
     }
 }
