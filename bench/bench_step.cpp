@@ -17,18 +17,13 @@
 // (pinned to the last CPU the benchmark may run on, at the benchmark's own priority, killed by
 // its pid at the end), and prints both ratios, T threads / 1 thread.
 //   build/bench_step --scaling T [--steps N] [--repeats R]
+// Its flags are read in bench/bench_flags.cpp, the busy core is bench/busy_core.hpp.
 // Leaves out comparisons with PyTorch (bench/torch_step.py, make bench-torch).
 #include <cblas.h>
 #include <omp.h>
-#include <sched.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +41,8 @@
 #include "startup/output_check.hpp"
 #include "startup/thread_policy.hpp"
 #include "tasks/task.hpp"
+#include "bench/bench_flags.hpp"
+#include "bench/busy_core.hpp"
 #include "bench/gemm_recording.hpp"
 #include "nn/kernels_setting.hpp"
 #include "tensor/gemm.hpp"
@@ -85,77 +82,6 @@ double sgemm_floor_seconds(const std::vector<GemmShapeStats>& shapes, int64_t st
         if (best_per_call) best_per_call->push_back(best);
     }
     return total;
-}
-
-// The flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, --scaling N, --shapes N
-// and the sizes --dim N (2 to 4096, even), --layers N (1 to 64), --length N and --batch N (1 to 4096), each
-// at most once; anything else, a flag without its value, an empty value, or a value out of its range
-// ("5x", "+5", " 5" included: positional/number_text.hpp's rule) is refused with one line.
-[[noreturn]] void refuse(const std::string& problem) {
-    std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, "
-                         "--scaling N, --shapes N, --dim N, --layers N, --length N, --batch N)\n", one_line(problem).c_str());
-    std::exit(2);
-}
-
-// The value given for `name`, or nullptr; every flag is checked to be known, given once, and to have a value.
-const char* flag_value(int argc, char** argv, const std::string& name) {
-    for (int i = 1; i < argc; i += 2) {
-        const std::string flag = argv[i];
-        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels" && flag != "--scaling" && flag != "--shapes" &&
-            flag != "--dim" && flag != "--layers" && flag != "--length" && flag != "--batch")
-            refuse("unknown argument '" + flag + "'");
-        if (i + 1 >= argc) refuse(flag + " needs a value");
-        if (argv[i + 1][0] == '\0') refuse(flag + " needs a value, got an empty one");
-        if (const std::string next = argv[i + 1]; next.size() > 2 && next.rfind("--", 0) == 0 && std::isalpha(static_cast<unsigned char>(next[2])))
-            refuse(flag + " needs a value, got the flag '" + next + "'");  // "--5" is a bad number, said as such below
-        for (int j = 1; j < i; j += 2)
-            if (flag == argv[j]) refuse(flag + " is given twice");
-    }
-    for (int i = 1; i + 1 < argc; i += 2)
-        if (argv[i] == name) return argv[i + 1];
-    return nullptr;
-}
-
-std::vector<Kernels> parse_kernels_flag(int argc, char** argv) {
-    const char* value = flag_value(argc, argv, "--kernels");
-    const std::string text = value ? value : "both";
-    if (text == "both") return {Kernels::fast, Kernels::plain};
-    if (text == "plain" || text == "fast") return {parse_kernels(text)};
-    refuse("--kernels needs plain, fast or both, got '" + text + "'");
-}
-
-int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
-    const char* text = flag_value(argc, argv, name);
-    if (text == nullptr) return fallback;
-    try {
-        if (name == "--threads") return parse_thread_count(text, name);
-        const int64_t value = parse_integer(text, name);
-        if (value >= 1 && value <= 100000) return static_cast<int>(value);
-    } catch (const std::invalid_argument& e) {
-        if (name == "--threads") refuse(e.what());
-    }
-    refuse(name + " needs a whole number from 1 to 100000, got '" + text + "'");
-}
-
-// The model's and batch's sizes: the chapter's by default.
-struct Sizes {
-    int64_t dim = 64, layers = 2, length = 32, batch = 64;
-};
-
-// `name`'s value from `low` to `high` (and even, when asked), else refused; `fallback` when not given.
-int64_t size_flag(int argc, char** argv, const std::string& name, int64_t fallback, int64_t low, int64_t high, bool even = false) {
-    const char* text = flag_value(argc, argv, name);
-    if (text == nullptr) return fallback;
-    int64_t value = 0;
-    try {
-        value = parse_integer(text, name);
-    } catch (const std::invalid_argument&) {
-        value = low - 1;
-    }
-    if (value < low || value > high || (even && value % 2 != 0))
-        refuse(name + " needs a whole number from " + std::to_string(low) + " to " + std::to_string(high) +
-               (even ? " (even: RoPE turns pairs)" : "") + ", got '" + text + "'");
-    return value;
 }
 
 // One kernels setting's model, optimizer and data, and what its repeats measured.
@@ -280,45 +206,6 @@ struct Run {
                         rows[i].in_step_us, rows[i].alone_us, rows[i].in_step_us / rows[i].alone_us, rows[i].above_ms);
         }
     }
-};
-
-// A child process that spins on one CPU until it is killed: one core busy with another program.
-// It dies with the benchmark too (PR_SET_PDEATHSIG), so no spinning process outlives it.
-class BusyCore {
-public:
-    // The last CPU this process may run on, or -1 when it may run on only one.
-    static int spare_cpu() {
-        cpu_set_t allowed;
-        CPU_ZERO(&allowed);
-        if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) < 2) return -1;
-        int last = -1;
-        for (int c = 0; c < CPU_SETSIZE; ++c)
-            if (CPU_ISSET(c, &allowed)) last = c;
-        return last;
-    }
-    explicit BusyCore(int cpu) : cpu_(cpu) {
-        const pid_t parent = getpid();
-        pid_ = fork();
-        if (pid_ < 0) throw std::runtime_error("could not start the busy-loop process (fork failed)");
-        if (pid_ == 0) {  // the child: only async-signal-safe calls, then the loop
-            prctl(PR_SET_PDEATHSIG, SIGKILL);
-            if (getppid() != parent) _exit(0);
-            cpu_set_t one;
-            CPU_ZERO(&one);
-            CPU_SET(cpu_, &one);
-            sched_setaffinity(0, sizeof one, &one);
-            for (;;) asm volatile("" ::: "memory");
-        }
-    }
-    ~BusyCore() {
-        kill(pid_, SIGKILL);
-        waitpid(pid_, nullptr, 0);
-    }
-    BusyCore(const BusyCore&) = delete;
-    BusyCore& operator=(const BusyCore&) = delete;
-private:
-    int cpu_;
-    pid_t pid_ = -1;
 };
 
 // ms per step of `steps` steps of `run` on `threads` threads asked for, as a program asks for them
