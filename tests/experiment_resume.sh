@@ -32,10 +32,14 @@ invalid_in() {
 }
 done_lines() { grep -cE '^\[ ?[0-9]+/28\]' "$1"; }
 # Processes that name the folder in their arguments (make, run_one.sh) or hold a file open in it
-# (train_position writing its temporary result).
+# (train_position writing its temporary result), from /proc alone (procps is not on every Debian).
 running_in() {
-    { pgrep -f -- "$1"; for fd in /proc/[0-9]*/fd/*; do
-        case $(readlink "$fd" 2>/dev/null) in "$1"/*) pid=${fd#/proc/}; echo "${pid%%/*}" ;; esac; done; } | sort -u | wc -l
+    { for cmdline in /proc/[0-9]*/cmdline; do
+          pid=${cmdline#/proc/} pid=${pid%%/*}
+          [ "$pid" = $BASHPID ] && continue  # this scan's own shell
+          case $(tr '\0' ' ' < "$cmdline" 2>/dev/null) in *"$1"*) echo "$pid" ;; esac; done
+      for fd in /proc/[0-9]*/fd/*; do
+          case $(readlink "$fd" 2>/dev/null) in "$1"/*) pid=${fd#/proc/}; echo "${pid%%/*}" ;; esac; done; } | sort -u | wc -l
 }
 
 echo "experiment_resume: bad settings stop make with one line and nothing run"

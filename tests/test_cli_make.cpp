@@ -382,6 +382,50 @@ TEST_CASE("make exercises' board: a verdict without its line is no verdict, a ch
     }
 }
 
+namespace {
+
+// How many running processes are `program` (by /proc/PID/exe).
+int running(const fs::path& program) {
+    int n = 0;
+    for (const auto& entry : fs::directory_iterator("/proc")) {
+        std::error_code error;
+        const fs::path exe = fs::read_symlink(entry.path() / "exe", error);
+        n += !error && exe == program;
+    }
+    return n;
+}
+
+}  // namespace
+
+TEST_CASE("make exercise's containment needs no procps: what the learner's code left running is counted and stopped with /proc alone", "[cli][exercises]") {
+    if (!this_sanitize().empty()) return;  // the fixtures come from the plain build, as above
+    Folder folder("contain_no_procps");
+    // A PATH with coreutils' timeout and basename alone: no pgrep, as on debootstrap's minbase or a
+    // container's image, where a count that needed it came out 0 and the child, holding the output
+    // open, kept make exercises-selftest waiting for ever.
+    const fs::path tools = folder.path / "bin";
+    fs::create_directories(tools);
+    for (const char* tool : {"timeout", "basename"}) {
+        const std::string found = script(folder, std::string("command -v ") + tool).out;
+        REQUIRE_FALSE(found.empty());
+        fs::create_symlink(found.substr(0, found.find('\n')), tools / tool);
+    }
+    const struct {
+        std::string fixture, seconds;
+        int status;
+    } cases[] = {{"right_leaves_a_child", "60", 0}, {"endless_with_a_child", "2", 124}};
+    for (const auto& c : cases) {
+        INFO(c.fixture);
+        const fs::path program = fs::canonical(build_dir + "/exercises/fixtures/topological_order/" + c.fixture);
+        const Outcome o = script(folder, "cd " + quoted(source_dir) + " && PATH=" + quoted(tools.string()) +
+                                             " /bin/sh lessons/exercises/contain.sh " + c.seconds + " " + quoted(program.string()));
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == c.status);
+        CHECK(holds(o.err, c.fixture + ": your code left 1 process(es) running after the program ended"));
+        CHECK(running(program) == 0);
+    }
+}
+
 TEST_CASE("make experiment MY_SCHEMES=mine: your scheme runs under its own name and is reported after the chapter's table", "[cli]") {
     Folder folder("make_my_schemes");
     const std::string results = folder.file("results");
