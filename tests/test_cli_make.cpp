@@ -384,13 +384,18 @@ TEST_CASE("make exercises' board: a verdict without its line is no verdict, a ch
 
 namespace {
 
-// How many running processes are `program` (by /proc/PID/exe).
-int running(const fs::path& program) {
+// How many processes hold `file` open (by /proc/PID/fd): a process a run left behind holds its output.
+int holding(const fs::path& file) {
     int n = 0;
-    for (const auto& entry : fs::directory_iterator("/proc")) {
+    for (const auto& process : fs::directory_iterator("/proc")) {
         std::error_code error;
-        const fs::path exe = fs::read_symlink(entry.path() / "exe", error);
-        n += !error && exe == program;
+        for (const auto& fd : fs::directory_iterator(process.path() / "fd", error)) {
+            std::error_code unreadable;
+            if (fs::read_symlink(fd.path(), unreadable) == file) {
+                ++n;
+                break;
+            }
+        }
     }
     return n;
 }
@@ -418,11 +423,14 @@ TEST_CASE("make exercise's containment needs no procps: what the learner's code 
         INFO(c.fixture);
         const fs::path program = fs::canonical(build_dir + "/exercises/fixtures/topological_order/" + c.fixture);
         const Outcome o = script(folder, "cd " + quoted(source_dir) + " && PATH=" + quoted(tools.string()) +
-                                             " /bin/sh lessons/exercises/contain.sh " + c.seconds + " " + quoted(program.string()));
+                                             " /bin/sh lessons/exercises/contain.sh " + c.seconds + " " + quoted(program.string()),
+                                 c.fixture);
         INFO("stdout: " << o.out << "\nstderr: " << o.err);
         CHECK(o.status == c.status);
         CHECK(holds(o.err, c.fixture + ": your code left 1 process(es) running after the program ended"));
-        CHECK(running(program) == 0);
+        // Nothing it started outlives it: no process holds its output (right_leaves_a_child's is a sleep).
+        CHECK(holding(folder.file(c.fixture + ".out")) == 0);
+        CHECK(holding(folder.file(c.fixture + ".err")) == 0);
     }
 }
 
