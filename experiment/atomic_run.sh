@@ -9,7 +9,8 @@
 # into done_count (so two runs finishing together get different numbers): LOCK_DIR/.done's number
 # plus one when make experiment left that file (the runs of its list already done), else the files
 # matching COUNT_GLOB; and it
-# leaves the start time in start. The program runs in the background so that a signal to the script
+# leaves the start time in start. The temporary file is locked (flock, descriptor 7) while the run lives,
+# so that a prune leaves it alone, and is made readable as any new file (mktemp makes it private). The program runs in the background so that a signal to the script
 # (make passes SIGTERM on to its jobs) is acted on at once, not when the training ends: stop it, wait
 # for it, and leave nothing behind. A program that wrote nothing or half a line (a full disk, a
 # file-size limit) is a failed run, never a result.
@@ -23,6 +24,13 @@ run_atomically() {
     trap 'rm -f "$tmp"' EXIT
     trap 'stop_run 130' INT
     trap 'stop_run 143' TERM
+    # After the traps, so that a signal meanwhile still removes the file. mktemp makes it private
+    # (0600); a result is read as any new file would be (0644 under umask 022: other users of a
+    # shared results folder, make experiment-jobs' hosts, read it).
+    chmod "$(printf '%o' $(( 0666 & ~$(umask) )))" "$tmp" || exit 1
+    # Held for as long as the run (and the program, which inherits it) lives: a prune started meanwhile
+    # (make experiment-jobs again while its jobs run elsewhere) sees a live run and leaves its files alone.
+    exec 7>> "$tmp" && flock -x 7 || { echo "cannot lock $tmp" >&2; exit 1; }
     start=$(date +%s)
     OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 "$run_program" "$@" > "$tmp" &
     child=$!

@@ -1,8 +1,14 @@
 // Result files for the collectors: names, two-line reads, pruning, atomic writes, seeds, flags, exit codes.
-// Leaves out locking: make holds the results folder's lock (RESULTS/.lock) while a collector runs.
+// Leaves out the folder's lock: make holds RESULTS/.lock while a collector runs (the prune only reads a
+// run's own lock on its temporary result, to leave a live run's files alone).
 #include "experiment/results_files.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -71,22 +77,62 @@ std::optional<RunFile> read_run_file(const fs::path& path) {
     return file;
 }
 
+namespace {
+
+// A folder where a file of the experiment's belongs is the user's: refused, never removed with what it holds.
+void refuse_folder(const fs::path& path) {
+    throw std::runtime_error(path.string() + " is a folder where a file of the experiment belongs; move it away and run again");
+}
+
+// True when a live run holds `temporary` (experiment/atomic_run.sh keeps a lock on its temporary result
+// while it runs): a run started from make experiment-jobs' list elsewhere, which the prune must leave alone.
+bool held_by_a_live_run(const fs::path& temporary) {
+    const int fd = open(temporary.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool held = flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
+    close(fd);
+    return held;
+}
+
+}  // namespace
+
 void prune_result_files(const std::vector<fs::path>& expected, const std::function<std::string(size_t)>& check,
                         const fs::path& folder, const std::string& program) {
     for (size_t i = 0; i < expected.size(); ++i)
-        if (fs::exists(expected[i]))
+        if (fs::exists(expected[i])) {
+            if (fs::is_directory(fs::symlink_status(expected[i]))) refuse_folder(expected[i]);
             if (const std::string reason = check(i); !reason.empty()) {
                 std::cout << program << ": " << expected[i].string() << " " << reason << "; it will be run again\n";
                 fs::remove(expected[i]);
             }
-    // A run killed outright (SIGKILL, a power cut) leaves its temporary file behind: never a result.
-    if (fs::is_directory(folder))
-        for (const auto& entry : fs::recursive_directory_iterator(folder))
-            if (const std::string name = entry.path().filename().string();
-                name.find(".txt.tmp.") != std::string::npos || name.find(".safetensors.tmp") != std::string::npos) {
-                std::cout << program << ": removing " << entry.path().string() << ", left by a run that was killed\n";
-                fs::remove(entry.path());
-            }
+        }
+    // A run killed outright (SIGKILL, a power cut) leaves its temporary files behind: never a result.
+    // A live run's are left alone: it holds a lock on its temporary result, named RUN.txt.tmp.XXXXXX,
+    // and its weights' (RUN.safetensors.tmp.XXXXXX) belong to the same run. Found first, then removed.
+    if (!fs::is_directory(folder)) return;
+    std::vector<fs::path> temporary;
+    for (const auto& entry : fs::recursive_directory_iterator(folder)) {
+        const std::string name = entry.path().filename().string();
+        if (name.find(".txt.tmp.") == std::string::npos && name.find(".safetensors.tmp") == std::string::npos) continue;
+        if (entry.is_directory()) refuse_folder(entry.path());
+        temporary.push_back(entry.path());
+    }
+    const auto run_of = [](const fs::path& path) {  // the folder and the run's name, before ".txt" or ".safetensors"
+        const std::string name = path.filename().string();
+        const size_t txt = name.find(".txt.tmp."), weights = name.find(".safetensors.tmp");
+        return (path.parent_path() / name.substr(0, std::min(txt, weights))).string();
+    };
+    std::vector<std::string> live;
+    for (const fs::path& path : temporary)
+        if (held_by_a_live_run(path)) live.push_back(run_of(path));
+    for (const fs::path& path : temporary) {
+        if (std::find(live.begin(), live.end(), run_of(path)) != live.end()) {
+            std::cout << program << ": leaving " << path.string() << " alone: its run is still going\n";
+            continue;
+        }
+        std::cout << program << ": removing " << path.string() << ", left by a run that was killed\n";
+        fs::remove(path);
+    }
 }
 
 void write_atomically(const fs::path& path, const std::string& text) { write_file_atomically(path.string(), text); }

@@ -172,6 +172,10 @@ TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one lin
     const auto before = files_under(results);
     REQUIRE(before.count("runs/lag_none_seed0.txt") == 1);
     REQUIRE(before.count("table.txt") == 1);
+    // A result is readable as any new file is (its weights beside it), not private as mktemp makes it:
+    // other users of a shared results folder read it.
+    CHECK(fs::status(results + "/runs/lag_none_seed0.txt").permissions() ==
+          fs::status(results + "/runs/lag_none_seed0.safetensors").permissions());
     const std::pair<std::string, std::string> cases[] = {
         {flags + " --steps=5", "unknown flag '--steps=5'"},
         {flags + " --stesp 5", "unknown flag '--stesp'"},

@@ -93,6 +93,43 @@ TEST_CASE("the collectors check every output before writing any: never an input,
     CHECK_FALSE(fs::exists(folder.path / "results/extension.md"));
 }
 
+TEST_CASE("the prune leaves a live run's temporary files alone, removes a killed run's, and refuses a folder in a file's place", "[cli]") {
+    Folder folder("prune_temporary");
+    fs::create_directories(folder.path / "runs");
+    // A live run holds a lock on its temporary result (experiment/atomic_run.sh): here the shell holds
+    // it while the prune runs, as a run started from make experiment-jobs' list elsewhere would.
+    const std::string live = folder.file("runs/lag_none_seed0.txt.tmp.AbC123");
+    const std::string live_weights = folder.file("runs/lag_none_seed0.safetensors.tmp.DeF456");
+    const std::string killed = folder.file("runs/lag_rope_seed0.txt.tmp.GhI789");
+    const std::string killed_weights = folder.file("runs/lag_rope_seed0.safetensors.tmp.JkL012");
+    for (const std::string& path : {live, live_weights, killed, killed_weights}) write_bytes(path, "");
+    const Outcome o = script(folder, "{ flock -x 7 && " + program_path("collect_results") + " --prune runs 0; } 7>> " + quoted(live));
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status == 0);
+    CHECK_THAT(o.out, ContainsSubstring("leaving runs/lag_none_seed0.txt.tmp.AbC123 alone: its run is still going"));
+    CHECK_THAT(o.out, ContainsSubstring("leaving runs/lag_none_seed0.safetensors.tmp.DeF456 alone: its run is still going"));
+    CHECK_THAT(o.out, ContainsSubstring("removing runs/lag_rope_seed0.txt.tmp.GhI789, left by a run that was killed"));
+    CHECK(fs::exists(live));
+    CHECK(fs::exists(live_weights));
+    CHECK_FALSE(fs::exists(killed));
+    CHECK_FALSE(fs::exists(killed_weights));
+    // Once the run has ended its lock is gone, and what it left is a killed run's.
+    const Outcome after = run(folder, "collect_results", {"--prune", "runs", "0"});
+    CHECK(after.status == 0);
+    CHECK_FALSE(fs::exists(live));
+    CHECK_FALSE(fs::exists(live_weights));
+    // A folder where a result or a temporary file belongs is the user's: one line, nothing in it removed.
+    for (const std::string name : {"runs/seen_none_seed0.txt", "runs/seen_rope_seed0.txt.tmp.MnO345"}) {
+        INFO(name);
+        fs::create_directories(folder.path / name);
+        write_bytes(folder.file(name + "/notes.txt"), "mine\n");
+        check_one_line_refusal(run(folder, "collect_results", {"--prune", "runs", "0"}), 1, "collect_results",
+                               name + " is a folder where a file of the experiment belongs; move it away and run again");
+        CHECK(read_bytes(folder.file(name + "/notes.txt")) == "mine\n");
+        fs::remove_all(folder.path / name);
+    }
+}
+
 TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, before any timing", "[cli]") {
     Folder folder("bench_step");
     const std::pair<const char*, const char*> cases[] = {
