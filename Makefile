@@ -41,6 +41,13 @@ else
   # information, which a report does not use (a third less compile time under AddressSanitizer).
   OPTIMISE := -O1 -g1 -fno-omit-frame-pointer -fsanitize=$(SANITIZE) -fno-sanitize-recover=all
 endif
+# make clean removes build/, where every build is (the sanitizers', arm64's, the web's); a BUILD given
+# elsewhere is the user's folder, which make does not remove for them (refused before anything is written).
+ifneq ($(filter clean,$(MAKECMDGOALS)),)
+  ifeq ($(filter build build/%,$(patsubst ./%,%,$(BUILD:%/=%))),)
+    $(error make clean removes build/ (every build under it), and BUILD=$(BUILD) is outside it: remove that folder yourself)
+  endif
+endif
 ifneq ($(filter-out address undefined leak thread,$(subst $(comma), ,$(SANITIZE))),)
   $(error SANITIZE must be address, undefined, leak or thread, or a comma-separated mix; got '$(SANITIZE)')
 endif

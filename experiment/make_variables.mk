@@ -3,7 +3,8 @@
 # run a command, name another file or reach make as syntax (a '$', ';', a backtick, '#', ':', '%',
 # a space where one word is meant, a leading '-' where a path is meant) stops make at once with one
 # line naming the variable and its value, before any recipe or $(shell ...) sees it:
-#   RESULTS            one folder path: letters, digits and / . _ - + @, not starting with -
+#   RESULTS            one folder path: letters, digits and / . _ - + @, not starting with -, not /
+#                      nor the source tree or a folder holding it (its files would mix with the sources)
 #   SEEDS              non-negative integers separated by spaces, no leading zeros    JOBS    1 to 999999999
 #   RUN_FLAGS          flags and values: letters, digits and - _ . , : = + (experiment/results_files.hpp
 #                      compares them word for word); what they mean is train_position's to say
@@ -91,9 +92,10 @@ $(foreach v,$(MAKE_VARIABLES),$(if $(call mv_checked,$(v)),$(if $(findstring $$,
 # (at most 9 digits: every program these reach reads an int, where a longer one would wrap round)
 mv_not_whole_number = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_digits)),$(if $(subst 0,,$(1)),,zero),\
   $(shell case '$(1)' in (??????????*) echo too long;; esac))
-mv_not_path = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_path_characters)),$(filter -%,$(1)))
+mv_not_path = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_path_characters)),$(filter -%,$(1)),\
+  $(filter /,$(abspath $(1))),$(filter $(abspath $(1)) $(abspath $(1))/%,$(CURDIR)))
 mv_not_numbers = $(or $(if $(strip $(1)),,empty),$(call mv_words_left,$(1),$(mv_digits)))
-mv_path_expected = one folder path with no space: letters, digits and / . _ - + @, not starting with -
+mv_path_expected = one folder path with no space: letters, digits and / . _ - + @, not starting with -, not / nor the source tree or a folder that holds it
 
 mv_problem_RESULTS = $(call mv_not_path,$(RESULTS))
 mv_expect_RESULTS  = $(mv_path_expected)

@@ -124,6 +124,16 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         {"test-debian", "RELEASE", "sid", {}},
         {"experiment", "SEEDS", "0 01", {}},  // its runs' files would be named seed01, never found as seed 1
         {"experiment-extension", "EXTENSION_LENGTHS", "32 064", {}},  // pi-064 would stand beside pi-64
+        // Folders whose files would mix with the sources, or land at the root (compile_flags.txt is
+        // written while make reads the Makefile, even under -n). Through make help, which checks every
+        // variable given as well: were the check gone, nothing would be built or run there.
+        {"help", "BUILD", "/", {}},
+        {"help", "BUILD", ".", {}},
+        {"help", "BUILD", "..", {}},
+        {"help", "BUILD", source_dir, {}},
+        {"help", "RESULTS", "/", {}},
+        {"help", "RESULTS", ".", {}},
+        {"help", "RESULTS", source_dir + "/..", {}},
     };
     for (const Case& c : cases) {
         INFO("make " << c.goal << " " << c.variable << "='" << c.value << "'");
@@ -137,8 +147,18 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         CHECK(holds(o.err, "*** " + c.variable + " m"));  // "must be" or "may not hold"
         CHECK_FALSE(fs::exists(canary));
         CHECK_FALSE(fs::exists(results));
+        CHECK_FALSE(fs::exists(source_dir + "/compile_flags.txt"));
         fs::remove(canary);
     }
+    // make clean removes build/, every build under it; a BUILD elsewhere is the user's folder, left to them.
+    const std::string elsewhere = folder.file("my_build");
+    const Outcome clean = make_in_source(folder, {"-n", "clean", "BUILD=" + elsewhere});  // -n: build/ stays, whatever happens
+    INFO("stdout: " << clean.out << "\nstderr: " << clean.err);
+    CHECK(clean.status == 2);
+    CHECK(clean.out.empty());
+    CHECK(clean.err_lines() == 1);
+    CHECK(holds(clean.err, "*** make clean removes build/ (every build under it), and BUILD=" + elsewhere + " is outside it"));
+    CHECK_FALSE(fs::exists(elsewhere));
 }
 
 namespace {
