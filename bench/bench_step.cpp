@@ -306,7 +306,8 @@ int bench_main(int argc, char** argv) {
     Sizes sizes;
     sizes.dim = size_flag(argc, argv, "--dim", sizes.dim, 2, 4096, /*even=*/true);
     sizes.layers = size_flag(argc, argv, "--layers", sizes.layers, 1, 64);
-    sizes.length = size_flag(argc, argv, "--length", sizes.length, 1, 4096);
+    // Longer than the lag task's lag (3): a shorter sequence has no position to score.
+    sizes.length = size_flag(argc, argv, "--length", sizes.length, make_task("lag").lag + 1, 4096);
     sizes.batch = size_flag(argc, argv, "--batch", sizes.batch, 1, 4096);
     if (scaled && (flag_value(argc, argv, "--dim") || flag_value(argc, argv, "--layers") || flag_value(argc, argv, "--length") ||
                    flag_value(argc, argv, "--batch")))

@@ -146,7 +146,8 @@ TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, befo
         {"--dim 63", "--dim needs a whole number from 2 to 4096 (even: RoPE turns pairs), got '63'"},
         {"--dim 0", "--dim needs a whole number from 2 to 4096 (even: RoPE turns pairs), got '0'"},
         {"--layers 65", "--layers needs a whole number from 1 to 64, got '65'"},
-        {"--length 4097", "--length needs a whole number from 1 to 4096, got '4097'"},
+        {"--length 4097", "--length needs a whole number from 4 to 4096, got '4097'"},
+        {"--length 3", "--length needs a whole number from 4 to 4096, got '3'"},  // the lag is 3: nothing to score
         {"--batch -1", "--batch needs a whole number from 1 to 4096, got '-1'"},
         {"--batch 1e3", "--batch needs a whole number from 1 to 4096, got '1e3'"},
         {"--scaling 2 --dim 128", "it takes no --dim, --layers, --length or --batch"},
