@@ -7,7 +7,8 @@
 # and the file is whole (an SVG ends with </svg>, a PNG with its IEND chunk) and flushed to disk;
 # otherwise nothing is renamed, the temporary folder is removed, an older picture stays as it was,
 # and one line says which picture and why, exit status 1. A picture path that exists and is not a
-# regular file (a folder, a link) is refused, as files/atomic_file.hpp refuses one.
+# regular file (a folder, a link) is refused, as files/atomic_file.hpp refuses one. A warning from gnuplot
+# (a data file with no valid points draws an empty panel) is a failure too.
 # Leaves out what is drawn (plots/*.gp) and when (plots/plots.mk, the Makefile's make experiment).
 set -u
 name=$1 out=$2 settings=$3
@@ -24,8 +25,16 @@ for format in svg png; do
 done
 for format in svg png; do
     file=$tmp/$name.$format
-    gnuplot -e "format='$format'; out='$tmp'; $settings" "plots/$name.gp" ||
-        { echo "plots: gnuplot could not draw $out/$name.$format (its message above); nothing drawn" >&2; exit 1; }
+    gnuplot -e "format='$format'; out='$tmp'; $settings" "plots/$name.gp" 2> "$tmp/gnuplot.err"
+    status=$?
+    cat "$tmp/gnuplot.err" >&2
+    [ $status = 0 ] || { echo "plots: gnuplot could not draw $out/$name.$format (its message above); nothing drawn" >&2; exit 1; }
+    # A data file it cannot read (emptied, overwritten) is only a warning to gnuplot, and the panel comes
+    # out empty: never a picture.
+    if grep -q 'warning:' "$tmp/gnuplot.err"; then
+        echo "plots: gnuplot warned while drawing $out/$name.$format (above: a data file with no valid points is one that was emptied or overwritten; make experiment-collect writes the experiment's again); nothing drawn" >&2
+        exit 1
+    fi
     case $format in
         svg) tail -c 16 "$file" 2>/dev/null | grep -q '</svg>' ;;
         png) [ "$(tail -c 8 "$file" 2>/dev/null | od -An -tx1 | tr -d ' \n')" = 49454e44ae426082 ] ;;

@@ -275,7 +275,7 @@ int leftovers_under(const fs::path& root, const std::string& part) {
 
 }  // namespace
 
-TEST_CASE("make experiment-collect and make plots: a picture that cannot be written whole is not drawn, and make fails", "[cli]") {
+TEST_CASE("make experiment-collect and make plots: a picture that cannot be written whole, or from data with no valid points, is not drawn, and make fails", "[cli]") {
     Folder folder("make_full_disk");
     const std::string results = folder.file("results");
     const std::vector<std::string> settings = {"RESULTS=" + results, "SEEDS=0",
@@ -307,6 +307,22 @@ TEST_CASE("make experiment-collect and make plots: a picture that cannot be writ
         CHECK(leftovers_under(results, ".draw.") == 0);
         CHECK(leftovers_under(results, ".tmp.") == 0);
     }
+
+    // A data file with no valid points (overwritten, emptied) is a warning to gnuplot, which then draws
+    // an empty panel: make plots draws nothing and fails, the old pictures stay.
+    const std::string lag_data = read_bytes(results + "/data/lag.dat");
+    for (const std::string bad : {"garbage here\n", ""}) {
+        INFO("data/lag.dat: '" << bad << "'");
+        write_bytes(results + "/data/lag.dat", bad);
+        const Outcome o = make_in_source(folder, concat({"plots"}, settings), "corrupt");
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status != 0);
+        CHECK(holds(o.err, "plots: gnuplot warned while drawing " + results + "/plots/experiment.svg"));
+        CHECK_FALSE(holds(o.out, "experiment.svg and .png"));
+        CHECK(files_under(results + "/plots") == pictures);
+        CHECK(leftovers_under(results, ".draw.") == 0);
+    }
+    write_bytes(results + "/data/lag.dat", lag_data);
 
     // A full disk: the results on a small tmpfs with room for the table, the summary and the data but
     // not the pictures. gnuplot exits 0 with a cut SVG or an empty PNG there; neither is drawn.
