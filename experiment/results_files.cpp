@@ -59,6 +59,10 @@ std::string result_file_problem(const fs::path& path) {
     const fs::file_status status = fs::status(path, error);
     if (!fs::exists(status)) return "is missing";
     if (!fs::is_regular_file(status)) return "is not a regular file";  // a FIFO would hang the read
+    // Two lines of a few hundred bytes: a larger file is not read into memory (one grown by a stray
+    // write, or a sparse file of gigabytes whose read could fail half-way and pass for a short file).
+    if (const uintmax_t bytes = fs::file_size(path, error); error || bytes > max_result_bytes)
+        return error ? "cannot be sized" : "is " + std::to_string(bytes) + " bytes, too large for a result (two short lines)";
     return "";
 }
 

@@ -44,8 +44,9 @@ struct RunFile {
 // The file at path when it is exactly a result line whose accuracies all lie in [0, 1], then a
 // settings line; nullopt otherwise (missing, empty, cut, garbage, one line or three).
 std::optional<RunFile> read_run_file(const std::filesystem::path& path);
-// "is missing" or "is not a regular file" (a folder, a FIFO that would hang a read), or "" when the
-// result file at `path` can be read.
+// "is missing", "is not a regular file" (a folder, a FIFO that would hang a read) or "is N bytes, too
+// large for a result" (above max_result_bytes), or "" when the result file at `path` can be read.
+constexpr uintmax_t max_result_bytes = 65536;
 std::string result_file_problem(const std::filesystem::path& path);
 
 // The --prune step before make runs what is missing: each file expected[i] that exists but whose

@@ -118,6 +118,17 @@ TEST_CASE("the prune leaves a live run's temporary files alone, removes a killed
     CHECK(after.status == 0);
     CHECK_FALSE(fs::exists(live));
     CHECK_FALSE(fs::exists(live_weights));
+    // A result grown past two short lines (here a sparse file of 3 GiB) is never read into memory.
+    write_bytes(folder.file("runs/lag_alibi-0.5_seed0.txt"), "");
+    fs::resize_file(folder.path / "runs/lag_alibi-0.5_seed0.txt", uintmax_t(3) << 30);
+    const Outcome big = run(folder, "collect_results", {"--prune", "runs", "0"});
+    CHECK(big.status == 0);
+    CHECK_THAT(big.out, ContainsSubstring("runs/lag_alibi-0.5_seed0.txt is 3221225472 bytes, too large for a result (two short lines); "
+                                          "it will be run again"));
+    CHECK_FALSE(fs::exists(folder.path / "runs/lag_alibi-0.5_seed0.txt"));
+    // The chapter's table is a regular file of a few lines: a device or a FIFO is refused, never read.
+    check_one_line_refusal(run(folder, "collect_results", {"runs", "/dev/zero", "t.txt", "s.md", "0"}), 1, "collect_results",
+                           "the chapter's table /dev/zero is not a regular file");
     // A folder where a result or a temporary file belongs is the user's: one line, nothing in it removed.
     for (const std::string name : {"runs/seen_none_seed0.txt", "runs/seen_rope_seed0.txt.tmp.MnO345"}) {
         INFO(name);
