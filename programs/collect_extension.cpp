@@ -331,11 +331,11 @@ std::vector<int64_t> parse_lengths(const std::string& text) {
     std::vector<int64_t> lengths;
     std::stringstream in(text);
     for (std::string item; std::getline(in, item, ',');) {
-        if (item.empty() || item.size() > 6 || item.find_first_not_of("0123456789") != std::string::npos)
+        if (item.empty() || item.find_first_not_of("0123456789") != std::string::npos)
             throw UsageError("LENGTHS must be whole numbers separated by commas, got '" + text + "'");
         if (item.size() > 1 && item[0] == '0')  // its runs' folders are named by the number: pi-064 beside pi-64
             throw UsageError("LENGTHS are written without leading zeros, got '" + text + "'");
-        lengths.push_back(parse_integer(item, "LENGTHS"));
+        lengths.push_back(item.size() > 6 ? max_size + 1 : parse_integer(item, "LENGTHS"));  // past any int64 too
         if (lengths.back() > max_size)  // train_position's largest test length
             throw UsageError("LENGTHS must be at most " + std::to_string(max_size) + " (train_position's largest test length), got '" + text + "'");
         if (lengths.size() > 1 && lengths.back() <= lengths[lengths.size() - 2])

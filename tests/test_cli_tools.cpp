@@ -83,6 +83,8 @@ TEST_CASE("the collectors check every output before writing any: never an input,
     fs::create_directories(folder.path / "results/extension");
     check_one_line_refusal(run(folder, "collect_extension", {"--prune", "results", "32,6400", "0"}), 2, "collect_extension",
                            "LENGTHS must be at most 4096 (train_position's largest test length), got '32,6400'");
+    check_one_line_refusal(run(folder, "collect_extension", {"--prune", "results", "32,999999999", "0"}), 2, "collect_extension",
+                           "LENGTHS must be at most 4096 (train_position's largest test length), got '32,999999999'");
     check_one_line_refusal(run(folder, "collect_extension", {"results", "32,64,", "0"}), 2, "collect_extension",
                            "LENGTHS must be whole numbers separated by commas, got '32,64,'");
     check_one_line_refusal(run(folder, "collect_extension", {"--prune", "results", "32,064", "0"}), 2, "collect_extension",
