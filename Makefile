@@ -197,6 +197,7 @@ ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extensi
   # that would make its figures other than the table's columns: refused here, once, in one line.
   run_flags_owned := $(filter --quiet --save --save-layout --load --test-lens --extend,$(RUN_FLAGS))
   $(if $(run_flags_owned),$(error RUN_FLAGS may not hold $(firstword $(run_flags_owned)): make experiment gives each run --quiet, --save and the lengths to test, and make experiment-extension also --load and --extend; training flags such as --steps, --lr, --dim are what RUN_FLAGS is for))
+  $(if $(filter --check-flags,$(RUN_FLAGS)),$(error RUN_FLAGS may not hold --check-flags: make itself checks RUN_FLAGS with it, before any run starts or any result is removed))
   $(if $(filter --train-len,$(RUN_FLAGS)),$(error RUN_FLAGS may not hold --train-len: the chapter's table (make experiment) is for the training length 32, and make experiment-extension's lengths and scale factors are counted from it))
   # A typo never deletes finished work: before anything is pruned ("made with other flags"), each run's
   # flags are checked by train_position itself (--check-flags: every task and scheme the goal runs, so

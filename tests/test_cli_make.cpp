@@ -231,6 +231,7 @@ TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one lin
     };
     const std::vector<Refused> refused = {
         {"experiment", {"SEEDS=0", "RUN_FLAGS=" + flags + " --train-len 64"}, "RUN_FLAGS may not hold --train-len"},
+        {"experiment", {"SEEDS=0", "RUN_FLAGS=" + flags + " --check-flags"}, "RUN_FLAGS may not hold --check-flags"},  // not "given twice"
         {"experiment", {"SEEDS=00", "RUN_FLAGS=" + flags}, "SEEDS must be"},
         {"experiment-extension", {"SEEDS=0", "RUN_FLAGS=" + flags, "EXTENSION_LENGTHS=32 6400"}, "LENGTHS must be at most 4096"},
         {"experiment-extension", {"SEEDS=0", "RUN_FLAGS=" + flags, "EXTENSION_LENGTHS=32 64 48"}, "LENGTHS must increase"},
