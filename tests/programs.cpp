@@ -111,6 +111,20 @@ std::pair<Outcome, Outcome> run_two_at_once(const Folder& folder, const std::vec
 
 std::string program_path(const std::string& program) { return quoted(build_dir + "/" + program); }
 
+bool holds(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
+
+std::string this_sanitize() {
+    const std::string plain = source_dir + "/build";
+    return build_dir.size() > plain.size() + 1 ? build_dir.substr(plain.size() + 1) : "";
+}
+
+Outcome make_in_source(const Folder& folder, const std::vector<std::string>& args, const std::string& tag) {
+    std::string line = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make --no-print-directory -C " +
+                       quoted(source_dir) + " SANITIZE=" + quoted(this_sanitize());
+    for (const std::string& arg : args) line += " " + quoted(arg);
+    return script(folder, line, tag);
+}
+
 const std::vector<std::string> tiny = {"--steps", "3", "--dim", "8", "--mlp", "8", "--layers", "1", "--batch", "2",
                                        "--eval-seqs", "2", "--threads", "1"};
 

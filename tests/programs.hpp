@@ -49,6 +49,16 @@ std::pair<Outcome, Outcome> run_two_at_once(const Folder& folder, const std::vec
 // build_dir/program, quoted, for a script's command line.
 std::string program_path(const std::string& program);
 
+// `text` holds `part` (a plain find: the same with any version of the test framework's matchers).
+bool holds(const std::string& text, const std::string& part);
+
+// The sanitizer this test program was built with (build/ or build/NAME/): make is told the same, so it
+// uses the programs the tests use.
+std::string this_sanitize();
+
+// make run from a test: a make of its own in the source tree (the outer make's job server and flags left out).
+Outcome make_in_source(const Folder& folder, const std::vector<std::string>& args, const std::string& tag = "make");
+
 // A model small enough that a run takes a fraction of a second, even under a sanitizer.
 extern const std::vector<std::string> tiny;
 // TASK SCHEME SEED first, then the tiny sizes the rest of `line` does not give (a flag is taken

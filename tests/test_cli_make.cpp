@@ -6,8 +6,7 @@
 // the goals that use it and for a goal that does not, stops make with one line naming the variable,
 // runs nothing of its own and makes no folder (experiment/make_variables.mk). RUN_FLAGS no run could start
 // with stop make experiment before its prune; a picture that cannot be written whole (a file-size
-// limit, a full tmpfs) is not drawn; make exercise-train on an unwritten exercise says so once; the
-// exercises' board names a crash by what the program printed, and no cause when it printed none; make
+// limit, a full tmpfs) is not drawn (tests/test_cli_exercises.cpp has the exercises' make goals); make
 // lessons-run leaves lesson 06 for after its exercise, saying how to run it; make experiment
 // MY_SCHEMES runs a learner's own scheme under its own name; make experiment's and experiment-extension's
 // inner steps (experiment-locked, extension-runs, ...) typed by hand are refused before they prune.
@@ -23,27 +22,6 @@
 using namespace wai::testing;
 namespace fs = std::filesystem;
 
-namespace {
-
-// `text` holds `part` (a plain find: the same with any version of the test framework's matchers).
-bool holds(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
-
-// The sanitizer this test program was built with (build/ or build/NAME/): make is told the same, so it
-// uses the programs the tests use.
-std::string this_sanitize() {
-    const std::string plain = source_dir + "/build";
-    return build_dir.size() > plain.size() + 1 ? build_dir.substr(plain.size() + 1) : "";
-}
-
-// make run from a test: a make of its own (the outer make's job server and flags left out).
-Outcome make_in_source(const Folder& folder, const std::vector<std::string>& args, const std::string& tag = "make") {
-    std::string line = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make --no-print-directory -C " +
-                       quoted(source_dir) + " SANITIZE=" + quoted(this_sanitize());
-    for (const std::string& arg : args) line += " " + quoted(arg);
-    return script(folder, line, tag);
-}
-
-}  // namespace
 
 TEST_CASE("make finds nothing to rebuild once make test has built it: a make a test starts rebuilds no program another runs", "[cli]") {
     // make test builds every program first; the make tests then run make beside the other part of the
@@ -370,108 +348,6 @@ TEST_CASE("make plots draws the attention maps of as many layers as the models h
         for (const auto& entry : fs::directory_iterator(results + "/plots/data"))
             maps += entry.path().filename().string().rfind("attention_lag_", 0) == 0;
         CHECK(maps == 2 * std::stoi(layers));  // learned and rope, each layer once
-    }
-}
-
-TEST_CASE("make exercise-train on an exercise not written yet says so once, and make exits 0", "[cli][exercises]") {
-    // The learner's code runs under a 4 GiB address-space limit, where a sanitizer build cannot map its
-    // terabytes of shadow memory: the plain build's run holds this.
-    if (!this_sanitize().empty()) return;
-    Folder folder("make_exercise_train");
-    // lessons/exercises/alibi_bias.cpp is the untouched scaffold in the source tree (the self-test
-    // holds every scaffold to "not solved yet" too).
-    const Outcome o = make_in_source(folder, {"exercise-train", "EXERCISE=alibi_bias", "STEPS=5"});
-    INFO("stdout: " << o.out << "\nstderr: " << o.err);
-    CHECK(o.status == 0);
-    const std::string said = o.out + o.err;
-    const std::string line = "exercise-train alibi_bias: your code is not written yet";
-    CHECK(said.find(line) != std::string::npos);
-    CHECK(said.find(line) == said.rfind(line));
-    CHECK_FALSE(holds(said, "which is not a verdict"));
-    CHECK_FALSE(holds(said, "***"));
-}
-
-TEST_CASE("make exercises' board: a verdict without its line is no verdict, a child left running is said, a crash is named by what it printed", "[cli][exercises]") {
-    // The fixtures are built by the exercises' self-test, which a sanitizer build leaves out (as make test
-    // does): the plain build's run holds this.
-    if (!this_sanitize().empty()) return;
-    Folder folder("exercise_board");
-    // The board (lessons/exercises/board.sh, make exercises' own) on a checker built with a fixture in
-    // place of the learner's file; `true` stands in for the make that would build it.
-    const std::pair<std::string, std::string> cases[] = {
-        {"right_leaves_a_child", "  [solved]  topological_order (your code left 1 process(es) running, stopped when it ended)\n"},
-        {"wrong_underscore_exit", "  [WRONG]   topological_order: your code ended the program before the checker could judge it"},
-        {"wrong_exit_early", "  [WRONG]   topological_order: wrong answer: your code ended the program before the checker could judge it"},
-        {"wrong_throws_int", "  [WRONG]   topological_order: wrong answer: your code stopped with an error: an exception that is not a "
-                             "std::exception: 42\n"},
-        // A crash's line names a cause only when the program's output shows one.
-        {"crash_past_the_end", "  [WRONG]   topological_order: your code stopped the program with a failed assertion (SIGABRT): a "
-                               "std::vector was indexed past its end ("},
-        {"crash_abort_no_reason", "  [WRONG]   topological_order: your code stopped the program with SIGABRT (abort) and printed no "
-                                  "reason for it; the signal does not say which line of your code did it, nor why"},
-    };
-    for (const auto& [fixture, line] : cases) {
-        INFO(fixture);
-        const fs::path checker = folder.path / fixture / "topological_order";
-        fs::create_directories(checker.parent_path());
-        fs::create_symlink(build_dir + "/exercises/fixtures/topological_order/" + fixture, checker);
-        const Outcome o = script(folder, "cd " + quoted(source_dir) + " && sh lessons/exercises/board.sh true " +
-                                             quoted(checker.parent_path().string()) + " topological_order");
-        INFO("stdout: " << o.out << "\nstderr: " << o.err);
-        CHECK(o.status == (fixture == "right_leaves_a_child" ? 0 : 1));
-        CHECK(holds(o.out, line));
-    }
-}
-
-namespace {
-
-// How many processes hold `file` open (by /proc/PID/fd): a process a run left behind holds its output.
-int holding(const fs::path& file) {
-    int n = 0;
-    for (const auto& process : fs::directory_iterator("/proc")) {
-        std::error_code error;
-        for (const auto& fd : fs::directory_iterator(process.path() / "fd", error)) {
-            std::error_code unreadable;
-            if (fs::read_symlink(fd.path(), unreadable) == file) {
-                ++n;
-                break;
-            }
-        }
-    }
-    return n;
-}
-
-}  // namespace
-
-TEST_CASE("make exercise's containment needs no procps: what the learner's code left running is counted and stopped with /proc alone", "[cli][exercises]") {
-    if (!this_sanitize().empty()) return;  // the fixtures come from the plain build, as above
-    Folder folder("contain_no_procps");
-    // A PATH with coreutils' timeout and basename alone: no pgrep, as on debootstrap's minbase or a
-    // container's image, where a count that needed it came out 0 and the child, holding the output
-    // open, kept make exercises-selftest waiting for ever.
-    const fs::path tools = folder.path / "bin";
-    fs::create_directories(tools);
-    for (const char* tool : {"timeout", "basename"}) {
-        const std::string found = script(folder, std::string("command -v ") + tool).out;
-        REQUIRE_FALSE(found.empty());
-        fs::create_symlink(found.substr(0, found.find('\n')), tools / tool);
-    }
-    const struct {
-        std::string fixture, seconds;
-        int status;
-    } cases[] = {{"right_leaves_a_child", "60", 0}, {"endless_with_a_child", "2", 124}};
-    for (const auto& c : cases) {
-        INFO(c.fixture);
-        const fs::path program = fs::canonical(build_dir + "/exercises/fixtures/topological_order/" + c.fixture);
-        const Outcome o = script(folder, "cd " + quoted(source_dir) + " && PATH=" + quoted(tools.string()) +
-                                             " /bin/sh lessons/exercises/contain.sh " + c.seconds + " " + quoted(program.string()),
-                                 c.fixture);
-        INFO("stdout: " << o.out << "\nstderr: " << o.err);
-        CHECK(o.status == c.status);
-        CHECK(holds(o.err, c.fixture + ": your code left 1 process(es) running after the program ended"));
-        // Nothing it started outlives it: no process holds its output (right_leaves_a_child's is a sleep).
-        CHECK(holding(folder.file(c.fixture + ".out")) == 0);
-        CHECK(holding(folder.file(c.fixture + ".err")) == 0);
     }
 }
 
