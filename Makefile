@@ -66,7 +66,7 @@ LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES) %_web.cpp,$(wildcard tensor/*.cpp
                  startup/*.cpp files/*.cpp experiment/*.cpp))
 LIB_OBJECTS := $(LIB_SOURCES:%.cpp=$(BUILD)/%.o)
 LIBRARY     := $(BUILD)/libwhereami.a
-PROGRAMS    := $(BUILD)/train_position $(BUILD)/collect_results $(BUILD)/collect_extension
+PROGRAMS    := $(BUILD)/train_position $(BUILD)/collect_results $(BUILD)/collect_extension $(BUILD)/contain
 
 TEST_SOURCES := $(filter-out tests/main.cpp,$(wildcard tests/test_*.cpp)) tests/programs.cpp
 TEST_OBJECTS := $(TEST_SOURCES:%.cpp=$(BUILD)/%.o)
@@ -160,6 +160,9 @@ $(CHECKED_LIBRARY): $(LIB_SOURCES:%.cpp=$(CHECKED_BUILD)/%.o)
 
 $(BUILD)/%: $(BUILD)/programs/%.o $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+# The exercises' containment (programs/contain.cpp) uses the C++ library alone.
+$(BUILD)/contain: $(BUILD)/programs/contain.o
+	$(CXX) $(LDFLAGS) $^ -o $@
 # Kept after the build, as the lessons' and plots' objects are. Deleted as intermediate files, they
 # were named by their .d files at the next make, which compiled and linked the programs again: on a
 # fresh clone, while make test's other part was running them.
@@ -310,7 +313,7 @@ test-programs: $(TEST_BINARY)
 TEST_FIRST_PART := test_lessons $(if $(SANITIZE),,test_cli_make test_cli_runtime)
 test: check-test-deps
 	+@$(PARALLEL_MAKE) test-programs
-	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES))
+	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh $(BUILD)/contain $(EXERCISE_BUILD) $(EXERCISE_NAMES))
 	$(if $(TAGS),OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) $(CATCH_NO_TESTS) $(TAGS),\
 	  @OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} sh tests/run_parts.sh $(TEST_BINARY) "$(CATCH_NO_TESTS)" \
 	    "$(if $(SANITIZE),~[slow]~[roundtrip])" $(BUILD)/tests/part $(TEST_FIRST_PART))

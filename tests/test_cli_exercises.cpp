@@ -1,7 +1,8 @@
 // The exercises' programs through make and their containment (lessons/exercises/): make exercise-train
 // on an exercise not written yet says so once; the board (board.sh) names a verdict without its line,
-// a child left running and a crash by what the program printed; contain.sh stops what a learner's
-// code left running with the shell and /proc alone (no procps).
+// a child left running, a printed verdict line and a crash by what the program printed; build/contain
+// (programs/contain.cpp) stops what a learner's code left running with /proc alone (no procps), even
+// a process that left the session, and stops at the limit a program that ignores SIGTERM.
 // Leaves out the checkers' verdicts on their fixtures (lessons/exercises/selftest.sh, make test runs it).
 #include <filesystem>
 #include <string>
@@ -41,6 +42,9 @@ TEST_CASE("make exercises' board: a verdict without its line is no verdict, a ch
         {"right_leaves_a_child", "  [solved]  topological_order (your code left 1 process(es) running, stopped when it ended)\n"},
         {"wrong_underscore_exit", "  [WRONG]   topological_order: your code ended the program before the checker could judge it"},
         {"wrong_exit_early", "  [WRONG]   topological_order: wrong answer: your code ended the program before the checker could judge it"},
+        // A printed "topological_order: solved" is output, not the checker's verdict.
+        {"wrong_forges_verdict", "  [WRONG]   topological_order: your code ended the program before the checker could judge it"},
+        {"right_leaves_a_session", "  [solved]  topological_order (your code left 1 process(es) running, stopped when it ended)\n"},
         {"wrong_throws_int", "  [WRONG]   topological_order: wrong answer: your code stopped with an error: an exception that is not a "
                              "std::exception: 42\n"},
         // A crash's line names a cause only when the program's output shows one.
@@ -55,9 +59,10 @@ TEST_CASE("make exercises' board: a verdict without its line is no verdict, a ch
         fs::create_directories(checker.parent_path());
         fs::create_symlink(build_dir + "/exercises/fixtures/topological_order/" + fixture, checker);
         const Outcome o = script(folder, "cd " + quoted(source_dir) + " && sh lessons/exercises/board.sh true " +
-                                             quoted(checker.parent_path().string()) + " topological_order");
+                                             quoted(build_dir + "/contain") + " " + quoted(checker.parent_path().string()) +
+                                             " topological_order");
         INFO("stdout: " << o.out << "\nstderr: " << o.err);
-        CHECK(o.status == (fixture == "right_leaves_a_child" ? 0 : 1));
+        CHECK(o.status == (fixture.rfind("right_", 0) == 0 ? 0 : 1));
         CHECK(holds(o.out, line));
     }
 }
@@ -85,29 +90,28 @@ int holding(const fs::path& file) {
 TEST_CASE("make exercise's containment needs no procps: what the learner's code left running is counted and stopped with /proc alone", "[cli][exercises]") {
     if (!this_sanitize().empty()) return;  // the fixtures come from the plain build, as above
     Folder folder("contain_no_procps");
-    // A PATH with coreutils' timeout and basename alone: no pgrep, as on debootstrap's minbase or a
-    // container's image, where a count that needed it came out 0 and the child, holding the output
-    // open, kept make exercises-selftest waiting for ever.
-    const fs::path tools = folder.path / "bin";
-    fs::create_directories(tools);
-    for (const char* tool : {"timeout", "basename"}) {
-        const std::string found = script(folder, std::string("command -v ") + tool).out;
-        REQUIRE_FALSE(found.empty());
-        fs::create_symlink(found.substr(0, found.find('\n')), tools / tool);
-    }
+    // An empty PATH: no pgrep, as on debootstrap's minbase or a container's image, where a count that
+    // needed it came out 0 and the child, holding the output open, kept make exercises-selftest
+    // waiting for ever. A process that left the session (setsid) is found as well, and a program that
+    // ignores SIGTERM and blocks every signal is stopped at the limit, on time.
     const struct {
         std::string fixture, seconds;
-        int status;
-    } cases[] = {{"right_leaves_a_child", "60", 0}, {"endless_with_a_child", "2", 124}};
+        int status, left;
+    } cases[] = {{"right_leaves_a_child", "60", 0, 1},
+                 {"right_leaves_a_session", "60", 0, 1},
+                 {"endless_with_a_child", "2", 124, 1},
+                 {"endless_ignores_sigterm", "2", 124, 0}};
     for (const auto& c : cases) {
         INFO(c.fixture);
         const fs::path program = fs::canonical(build_dir + "/exercises/fixtures/topological_order/" + c.fixture);
-        const Outcome o = script(folder, "cd " + quoted(source_dir) + " && PATH=" + quoted(tools.string()) +
-                                             " /bin/sh lessons/exercises/contain.sh " + c.seconds + " " + quoted(program.string()),
+        // Under coreutils' timeout with SIGKILL (status 137), so that a containment that fails to stop the
+        // program fails this case instead of leaving make test waiting.
+        const Outcome o = script(folder, "cd " + quoted(source_dir) + " && PATH= /usr/bin/timeout -s KILL 300 " +
+                                             quoted(build_dir + "/contain") + " " + c.seconds + " " + quoted(program.string()),
                                  c.fixture);
         INFO("stdout: " << o.out << "\nstderr: " << o.err);
         CHECK(o.status == c.status);
-        CHECK(holds(o.err, c.fixture + ": your code left 1 process(es) running after the program ended"));
+        CHECK(holds(o.err, c.fixture + ": your code left 1 process(es) running after the program ended") == (c.left == 1));
         // Nothing it started outlives it: no process holds its output (right_leaves_a_child's is a sleep).
         CHECK(holding(folder.file(c.fixture + ".out")) == 0);
         CHECK(holding(folder.file(c.fixture + ".err")) == 0);

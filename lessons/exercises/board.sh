@@ -1,14 +1,14 @@
 #!/bin/sh
 # make exercises: the progress board. Builds and checks every exercise in order, one line each, then
 # "k of N solved" and the one to do next.
-#   board.sh MAKE BUILD_DIR NAME...
+#   board.sh MAKE CONTAIN BUILD_DIR NAME...   (CONTAIN: build/contain, programs/contain.cpp)
 # Exit status: 0 when every exercise is solved or not solved yet; 1 when one has a wrong answer or
 # does not compile (its line gives the checker's reason, or the compiler's first error), runs past
 # the time limit (EXERCISE_SECONDS, 60) or stops the program.
 # Leaves out the full reports: make exercise EXERCISE=NAME prints one.
 set -u
-make_command=$1 build=$2
-shift 2
+make_command=$1 contain=$2 build=$3
+shift 3
 total=$# solved=0 bad=0 next="" next_bad=""
 echo "exercises: building and checking $total exercises (lessons/README.md ties each to its lesson)"
 for name in "$@"; do
@@ -22,16 +22,17 @@ for name in "$@"; do
         continue
     fi
     rm -f "$log"
-    output=$(ulimit -v 4194304; sh "$(dirname "$0")/contain.sh" "${EXERCISE_SECONDS:-60}" "$build/$name" --brief 2>&1)
+    verdict_file=$(mktemp)
+    output=$(ulimit -v 4194304; "$contain" --verdict "$verdict_file" "${EXERCISE_SECONDS:-60}" "$build/$name" --brief 2>&1)
     status=$?
-    # The verdict is the checker's verdict line (contain.sh may add a line after it, about processes
-    # the code left running: said after the verdict).
-    verdict=$(printf '%s\n' "$output" | grep -E "^$name: (solved|not solved yet|wrong answer)" | tail -n 1)
-    [ -n "$verdict" ] || verdict=$(printf '%s\n' "$output" | tail -n 1)
+    # The verdict is the line the checker wrote to contain's verdict descriptor, never a line of the
+    # output, which the learner's code can print too.
+    verdict=$(grep -E "^$name: (solved|not solved yet|wrong answer)" "$verdict_file" | tail -n 1)
+    rm -f "$verdict_file"
     left=$(printf '%s\n' "$output" | sed -n 's/^.*: your code \(left [0-9]* process(es) running\).*$/\1/p' | tail -n 1)
     # A status that is no verdict (0, 10, 1): the time limit, or the learner's code stopped the program.
     case $status in
-        0 | 1 | 10) printf '%s\n' "$verdict" | grep -qE "^$name: (solved|not solved yet|wrong answer)" ||
+        0 | 1 | 10) [ -n "$verdict" ] ||
                         verdict="$(sh "$(dirname "$0")/checker_status.sh" "$name" "ended-$status" "${EXERCISE_SECONDS:-60}")" ;;
         *) verdict="$(printf '%s\n' "$output" | sh "$(dirname "$0")/checker_status.sh" "$name" "$status" "${EXERCISE_SECONDS:-60}" /dev/stdin)" ;;
     esac

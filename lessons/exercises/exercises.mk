@@ -59,10 +59,13 @@ $(EXERCISE_BUILD)/fixtures/%/train_right: $(EXERCISE_BUILD)/fixtures/%/right.o $
 
 # A time limit on the learner's code: a checker takes seconds (the slowest about 6 s on a busy
 # 2-core machine), a 2000-step training about a minute. The program runs contained
-# (lessons/exercises/contain.sh): when it ends, or is stopped at the limit, every process it started
-# and left running (a fork, a child still holding the output) is stopped too, and a line says so. And a memory limit (ulimit -v, 4 GiB; the
-# programs need under 1 GiB): a loop that only grows a vector ends with std::bad_alloc, reported as
-# the learner's error, before it fills the machine.
+# (build/contain, programs/contain.cpp): at the limit it and everything it started are killed, a
+# SIGTERM ignored or a setsid() notwithstanding; when it ends, every process it left running is
+# stopped too, and a line says so; its output is passed on up to 1 MiB, and the cut is said; and its
+# verdict counts only when the checker wrote it to the descriptor contain gives it, never because a
+# line of output says so. And a memory limit (ulimit -v, 4 GiB; the programs need under 1 GiB): a
+# loop that only grows a vector ends with std::bad_alloc, reported as the learner's error, before it
+# fills the machine.
 EXERCISE_SECONDS ?= 60
 EXERCISE_TRAIN_SECONDS ?= 900
 exercise_limits = ulimit -v 4194304;
@@ -74,7 +77,8 @@ endif
 # The board runs while make reads this file, so that a wrong answer ends with one sentence saying
 # so rather than with make's report of a failed command; its output goes to stderr.
 ifneq ($(filter exercises,$(MAKECMDGOALS)),)
-  EXERCISES_STATUS := $(shell EXERCISE_SECONDS=$(EXERCISE_SECONDS) sh lessons/exercises/board.sh "$(MAKE)" $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
+  EXERCISES_STATUS := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain 1>&2 || { echo 1; exit 0; }; \
+                        EXERCISE_SECONDS=$(EXERCISE_SECONDS) sh lessons/exercises/board.sh "$(MAKE)" $(BUILD)/contain $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
   ifneq ($(EXERCISES_STATUS),0)
     $(error exercises: a wrong answer or a file that does not compile, as the board above says; make exits non-zero so a script can tell)
   endif
@@ -95,16 +99,17 @@ STEPS ?= 2000
 ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   $(if $(EXERCISE),,$(error make exercise: name one with EXERCISE=NAME; the exercises: $(EXERCISE_NAMES)))
   $(if $(filter $(EXERCISE),$(EXERCISE_NAMES)),,$(error make exercise: no exercise '$(EXERCISE)'; the exercises: $(EXERCISE_NAMES)))
-  # A verdict's status (0, 1, 10) counts only with the verdict line: without it the learner's code ended
-  # the program (an _exit(0) would otherwise read as "solved").
+  # A verdict's status (0, 1, 10) counts only with the checker's verdict line, which contain takes from
+  # its own descriptor (NAME.verdict): without it the learner's code ended the program (an _exit(0), or
+  # a printed "solved" line and an _exit(0), would otherwise read as "solved").
   # The report is kept in $(EXERCISE_BUILD)/NAME.report: a crash's sentence reads what the program
   # printed before it (checker_status.sh).
   EXERCISE_REPORT_FILE := $(EXERCISE_BUILD)/$(EXERCISE).report
-  EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
+  EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
                        report=$(EXERCISE_REPORT_FILE); \
-                       ( $(exercise_limits) exec sh lessons/exercises/contain.sh $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
+                       ( $(exercise_limits) exec $(BUILD)/contain --verdict $$report.verdict $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
                        status=$$?; cat $$report 1>&2; \
-                       case $$status in (0|1|10) grep -qE '^$(EXERCISE): (solved|not solved yet|wrong answer)' $$report || status=ended-$$status ;; esac; \
+                       case $$status in (0|1|10) grep -qE '^$(EXERCISE): (solved|not solved yet|wrong answer)' $$report.verdict || status=ended-$$status ;; esac; \
                        echo $$status)
   ifeq ($(EXERCISE_REPORT),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
@@ -121,8 +126,10 @@ exercise:
 
 ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_TRAINERS)),,$(error make exercise-train: EXERCISE must be one that plugs into the model: $(EXERCISE_TRAINERS)))
-  EXERCISE_TRAINING := $(shell $(MAKE) --no-print-directory -s $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
-                         ( $(exercise_limits) exec sh lessons/exercises/contain.sh $(EXERCISE_TRAIN_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) ) 1>&2; echo $$?)
+  EXERCISE_TRAINING := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
+                         verdict=$(EXERCISE_BUILD)/train_$(EXERCISE).verdict; \
+                         ( $(exercise_limits) exec $(BUILD)/contain --verdict $$verdict $(EXERCISE_TRAIN_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) ) 1>&2; \
+                         status=$$?; case $$status in (0|1|10) grep -q '^exercise-train $(EXERCISE): ' $$verdict || status=ended-$$status ;; esac; echo $$status)
   ifeq ($(EXERCISE_TRAINING),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
@@ -139,9 +146,9 @@ exercise-train:
 # make test runs the self-test too (in the normal build: a sanitizer build leaves it out), so it
 # needs the same programs.
 ifeq ($(SANITIZE),)
-test-programs: $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
+test-programs: $(BUILD)/contain $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
 endif
-exercises-selftest: check-deps $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
-	@sh lessons/exercises/selftest.sh $(EXERCISE_BUILD) $(EXERCISE_NAMES)
+exercises-selftest: check-deps $(BUILD)/contain $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
+	@sh lessons/exercises/selftest.sh $(BUILD)/contain $(EXERCISE_BUILD) $(EXERCISE_NAMES)
 
 -include $(wildcard $(EXERCISE_BUILD)/*.d $(EXERCISE_BUILD)/*/*.d $(EXERCISE_BUILD)/*/*/*.d)

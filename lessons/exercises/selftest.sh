@@ -6,30 +6,32 @@
 # pattern written "!PATTERN", must not match anywhere; a fixture of code that never ends may set its
 # time limit with "// seconds: N". A fixture named does_not_compile_CASE.cpp says "// expect: does not
 # compile | PATTERN ...": the learner's build must refuse it, with compiler messages that match.
-#   selftest.sh BUILD_DIR NAME...      (the programs already built, by exercises.mk)
+#   selftest.sh CONTAIN BUILD_DIR NAME...   (the programs already built, by exercises.mk; CONTAIN:
+#                                             build/contain, programs/contain.cpp)
 # Leaves out building them.
 set -u
-build=$1
-shift
+contain=$1 build=$2
+shift 2
 failed=0 checked=0 checkers=$# program_arguments=""
 
 # expect LABEL PROGRAM STATUS PATTERN...: PROGRAM (with $program_arguments) exits with STATUS, and
 # its output matches each PATTERN. It runs under make exercise's limits and containment (exercises.mk:
-# 4 GiB of memory, $seconds seconds, 60 unless the fixture says "// seconds: N"; contain.sh), and a status that is no
-# verdict adds make exercise's sentence for it (checker_status.sh) to the output.
+# 4 GiB of memory, $seconds seconds, 60 unless the fixture says "// seconds: N"; build/contain), and a
+# status that is no verdict (or a verdict's status without the checker's verdict line on contain's
+# verdict descriptor) adds make exercise's sentence for it (checker_status.sh) to the output.
 seconds=60
 expect() {
     label=$1 program=$2 status=$3
     shift 3
-    output=$(ulimit -v 4194304; sh lessons/exercises/contain.sh "$seconds" "$program" $program_arguments 2>&1)
+    verdict_file=$(mktemp)
+    output=$(ulimit -v 4194304; "$contain" --verdict "$verdict_file" "$seconds" "$program" $program_arguments 2>&1)
     actual=$?
+    verdict=$(cat "$verdict_file")
+    rm -f "$verdict_file"
     case $actual in
-        0 | 1 | 10) case $label in
-                        *"training the chapter's model"*) ;;
-                        *) printf '%s\n' "$output" | grep -qE '^[a-z_0-9]+: (solved|not solved yet|wrong answer)' ||
-                               output="$output
+        0 | 1 | 10) printf '%s\n' "$verdict" | grep -qE '^(exercise-train )?[a-z_0-9]+: ' ||
+                        output="$output
 $(sh lessons/exercises/checker_status.sh "$label" "ended-$actual" "$seconds")" ;;
-                    esac ;;
         2) ;;
         *) output="$output
 $(printf '%s\n' "$output" | sh lessons/exercises/checker_status.sh "$label" "$actual" "$seconds" /dev/stdin)" ;;

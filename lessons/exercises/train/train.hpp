@@ -90,22 +90,23 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
         std::printf("  yours:   %s\n", learner.c_str());
         verdict_reached();
         if (learner == library) {
-            std::printf("exercise-train %s: the same line: your code trains the chapter's model as the library's does\n", name);
+            say_verdict(std::string("exercise-train ") + name + ": the same line: your code trains the chapter's model as the library's does");
             return 0;
         }
-        std::printf("exercise-train %s: the lines differ; make exercise EXERCISE=%s says where your code differs\n", name, name);
+        say_verdict(std::string("exercise-train ") + name + ": the lines differ; make exercise EXERCISE=" + name +
+                    " says where your code differs");
         return 1;
     } catch (const NotWrittenYet&) {
         verdict_reached();
-        std::printf("exercise-train %s: your code is not written yet (make exercise EXERCISE=%s)\n", name, name);
+        say_verdict(std::string("exercise-train ") + name + ": your code is not written yet (make exercise EXERCISE=" + name + ")");
         return 10;
     } catch (const std::exception& e) {
         verdict_reached();
-        std::printf("exercise-train %s: your code stopped with an error: %s\n", name, e.what());
+        say_verdict(std::string("exercise-train ") + name + ": your code stopped with an error: " + e.what());
         return 1;
     } catch (...) {
         verdict_reached();
-        std::printf("exercise-train %s: your code stopped with an error: %s\n", name, not_a_std_exception().c_str());
+        say_verdict(std::string("exercise-train ") + name + ": your code stopped with an error: " + not_a_std_exception());
         return 1;
     }
 }
