@@ -13,6 +13,11 @@ TAGS     ?=
 comma    := ,
 space    := $(empty) $(empty)
 include experiment/make_variables.mk
+# The set-up (missing Debian packages installed on first use) runs while this line is read, before
+# anything below asks what is installed: the compiler's multiarch folder, OpenBLAS's paths, Catch2's
+# version and header. Read before the set-up, a fresh Debian 13 chose Catch2 v2, which the set-up
+# then replaced with v3, and make test stopped on the header it had chosen.
+include platform/debian.mk
 
 # Debian keeps OpenBLAS's OpenMP build under the target's multiarch folder (x86_64-linux-gnu,
 # aarch64-linux-gnu, ...): the compiler names it, so a cross compiler (CXX=aarch64-linux-gnu-g++,
@@ -116,8 +121,6 @@ check-deps:
 
 check-test-deps: check-deps
 	@test -f $(CATCH_HEADER) || { echo "missing: Catch2 (v2 or v3); run 'make deps' (Debian package catch2)"; exit 1; }
-
-include platform/debian.mk
 
 # The files of vectorised transcendental loops (exp for softmax rows; GELU's erf, plain and fused with
 # the MLP's first Linear) call glibc's vector math.

@@ -1,18 +1,22 @@
 #!/bin/bash
-# The README's two commands on a fresh Debian, proved from nothing: builds a minimal Debian root of
-# RELEASE (trixie = Debian 13, bookworm = Debian 12) from the Debian archive with debootstrap, copies
-# this checkout in (the files git tracks and any new ones it does not ignore; no build/, no results/),
-# and there, as a new user would:
-#   1. as root, installs make and sudo, the one step the README asks for (sudo only so that step 3
-#      has it), and makes two users: "learner" with no rights and "sudoer" with sudo;
+# The README's two commands on a fresh Debian, proved from nothing, in either order: builds a minimal
+# Debian root of RELEASE (trixie = Debian 13, bookworm = Debian 12) from the Debian archive with
+# debootstrap, copies this checkout in (the files git tracks and any new ones it does not ignore; no
+# build/, no results/), and there, as a new user would:
+#   1. as root, installs make and sudo, the one step the README asks for (sudo only so that the
+#      steps below have it), and makes two users: "learner" with no rights and "sudoer" with sudo;
 #   2. as "learner" (not root, no sudo): `make test` must stop at once with one message naming the
 #      apt-get line to run as root, exit non-zero, and build nothing;
-#   3. as "sudoer": `make experiment RUN_FLAGS='--steps 100'` (the set-up through sudo, the build,
-#      28 short runs, the table and its picture), then `make test` (PyTorch, the test build, the
-#      suite); each timed.
+#   3. a copy of that root, with nothing installed yet, for the other order (step 5);
+#   4. as "sudoer", `make test` first (the set-up through sudo: the compiler, OpenBLAS, Catch2,
+#      PyTorch; the build; the suite), then `make experiment RUN_FLAGS='--steps 100'` (28 short
+#      runs, the table and its picture);
+#   5. in the copy, as "sudoer", `make experiment RUN_FLAGS='--steps 100'` first (its own set-up and
+#      build); each timed. The copy's make test after it is left out (the suite is step 4's, on the
+#      same packages) unless FULL=1.
 # Run as root (debootstrap and chroot need it): make test-debian RELEASE=trixie, or this script with
 # RELEASE [FOLDER]. FOLDER (default /var/tmp/whereami-debian-RELEASE, outside the checkout, whose
-# build/ make reads) is made anew and removed at the end unless
+# build/ make reads) and FOLDER-experiment-first are made anew and removed at the end unless
 # KEEP=1. Only /proc, a read-only /sys, and a /dev/shm and /dev/pts of its own are mounted in it, never a folder
 # of this machine, and they are unmounted on any exit.
 # Leaves out the extension grid, Slurm and GNU parallel (CI runs those on this machine).
@@ -39,23 +43,36 @@ main() {
     [ -n "$mirror" ] || mirror=$(sed -n 's|^deb  *\(\[[^]]*\]  *\)\{0,1\}\(http[^ ]*/debian\)/* .*|\2|p' /etc/apt/sources.list 2>/dev/null | head -n 1)
     [ -n "$mirror" ] || mirror=http://deb.debian.org/debian
 
+    second=$root-experiment-first
     unmount_all() {
-        for m in dev/pts dev/shm sys proc; do
-            if mountpoint -q "$root/$m" 2>/dev/null; then umount "$root/$m" || umount -l "$root/$m"; fi
+        local r
+        for r in "$root" "$second"; do
+            for m in dev/pts dev/shm sys proc; do
+                if mountpoint -q "$r/$m" 2>/dev/null; then umount "$r/$m" || umount -l "$r/$m"; fi
+            done
         done
+    }
+    mount_all() {
+        mount -t proc proc "$1/proc"
+        mount -t sysfs -o ro sysfs "$1/sys"
+        mount -t tmpfs -o size=1g tmpfs "$1/dev/shm"
+        mount -t devpts -o newinstance,ptmxmode=0666 devpts "$1/dev/pts"
     }
     remove_root() {
         unmount_all
         # Never remove a tree with anything still mounted in it.
-        if findmnt -rn -o TARGET | grep -q "^$root/"; then
-            echo "debian_chroot: $root still has mounts; left in place" >&2
-            return
-        fi
-        rm -rf "$root"
+        local r
+        for r in "$root" "$second"; do
+            if findmnt -rn -o TARGET | grep -q "^$r/"; then
+                echo "debian_chroot: $r still has mounts; left in place" >&2
+                continue
+            fi
+            rm -rf "$r"
+        done
     }
     finish() {
         status=$?
-        if [ "${KEEP:-0}" = 1 ]; then unmount_all; echo "debian_chroot: kept $root"; else remove_root; fi
+        if [ "${KEEP:-0}" = 1 ]; then unmount_all; echo "debian_chroot: kept $root and $second"; else remove_root; fi
         exit $status
     }
     trap finish EXIT
@@ -72,10 +89,7 @@ main() {
     rm -f "$root.debootstrap.log"
     echo "debian_chroot: a minimal Debian $release root in $(elapsed "$start")"
 
-    mount -t proc proc "$root/proc"
-    mount -t sysfs -o ro sysfs "$root/sys"
-    mount -t tmpfs -o size=1g tmpfs "$root/dev/shm"
-    mount -t devpts -o newinstance,ptmxmode=0666 devpts "$root/dev/pts"
+    mount_all "$root"
     cp /etc/resolv.conf "$root/etc/resolv.conf"
 
     # The checkout, as its owner's files.
@@ -83,12 +97,12 @@ main() {
     (cd "$source_dir" && git ls-files -co --exclude-standard -z | grep -zv '^build/\|^results/' | tar --null -cf - -T -) |
         tar -xf - -C "$root/srv/whereami"
 
-    in_root() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
+    in_root() { chroot "${in:-$root}" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 "$@"; }
     # A user's login shell in the root, with this machine's OpenBLAS settings passed on (where they are
     # set, as some of these machines set them: the library reads them).
     as_user() {
         local user=$1; shift
-        chroot --userspec="$user:$user" "$root" /usr/bin/env -i HOME="/home/$user" USER="$user" LOGNAME="$user" \
+        chroot --userspec="$user:$user" "${in:-$root}" /usr/bin/env -i HOME="/home/$user" USER="$user" LOGNAME="$user" \
             PATH=/usr/local/bin:/usr/bin:/bin LANG=C.UTF-8 TERM=dumb \
             ${OPENBLAS_CORETYPE:+OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE} ${OPENBLAS_L2_SIZE:+OPENBLAS_L2_SIZE=$OPENBLAS_L2_SIZE} \
             /bin/sh -c "cd /home/$user/whereami && $*" < /dev/null
@@ -117,26 +131,52 @@ main() {
     [ ! -e "$root/home/learner/whereami/build" ] || { echo "debian_chroot: FAILED: something was built without the packages" >&2; exit 1; }
     echo "debian_chroot: ok: one line naming the apt-get line, exit $refusal_status, nothing built"
 
-    step=$(date +%s)
-    echo "debian_chroot: as sudoer: make experiment RUN_FLAGS='--steps 100'"
-    as_user sudoer "make experiment RUN_FLAGS='--steps 100'" > "$root.experiment.log" 2>&1 ||
-        { tail -n 40 "$root.experiment.log"; echo "debian_chroot: FAILED: make experiment (log: $root.experiment.log)" >&2; exit 1; }
-    grep -E '^set-up:|^experiment:' "$root.experiment.log" | sed 's/^/  | /'
-    [ "$(grep -c . "$root/home/sudoer/whereami/results/table.txt")" -ge 28 ] ||
-        { echo "debian_chroot: FAILED: results/table.txt has fewer than 28 lines" >&2; exit 1; }
-    experiment_time=$(elapsed "$step")
-    echo "debian_chroot: ok: make experiment in $experiment_time (set-up, build, 28 runs, table and picture)"
+    # The other order's root: this one as it is now, nothing installed but make and sudo.
+    unmount_all
+    cp -a "$root" "$second"
+    mount_all "$root"
+    mount_all "$second"
 
-    step=$(date +%s)
-    echo "debian_chroot: as sudoer: make test"
-    as_user sudoer make test > "$root.test.log" 2>&1 ||
-        { tail -n 60 "$root.test.log"; echo "debian_chroot: FAILED: make test (log: $root.test.log)" >&2; exit 1; }
+    # run_make LABEL COMMAND LOG: COMMAND as sudoer in root ${in:-$root}, timed into $took; stops the
+    # script with the log's end on failure.
+    run_make() {
+        local label=$1 command=$2 log=$3 began
+        began=$(date +%s)
+        echo "debian_chroot: $label: as sudoer: $command"
+        as_user sudoer "$command" > "$log" 2>&1 ||
+            { tail -n 60 "$log"; echo "debian_chroot: FAILED: $label: $command (log: $log)" >&2; exit 1; }
+        grep -E '^set-up:|^experiment:|^tests: [0-9]+ passed' "$log" | sed 's/^/  | /'
+        took=$(elapsed "$began")
+    }
+    check_table() {
+        [ "$(grep -c . "${in:-$root}/home/sudoer/whereami/results/table.txt")" -ge 28 ] ||
+            { echo "debian_chroot: FAILED: $1: results/table.txt has fewer than 28 lines" >&2; exit 1; }
+    }
+
+    in=$root
+    run_make "make test first" "make test" "$root.test.log"
     closing=$(grep -E '^tests: [0-9]+ passed, [0-9]+ failed' "$root.test.log" | tail -n 1)
-    test_time=$(elapsed "$step")
-    echo "debian_chroot: ok: make test in $test_time: $closing"
+    test_time=$took
+    echo "debian_chroot: ok: make test first, from nothing, in $test_time: $closing"
+    run_make "make test first" "make experiment RUN_FLAGS='--steps 100'" "$root.experiment.log"
+    check_table "make test first"
+    after_test_time=$took
+    echo "debian_chroot: ok: make experiment after it in $after_test_time"
+
+    in=$second
+    run_make "make experiment first" "make experiment RUN_FLAGS='--steps 100'" "$second.experiment.log"
+    check_table "make experiment first"
+    experiment_time=$took
+    echo "debian_chroot: ok: make experiment first, from nothing, in $experiment_time (set-up, build, 28 runs, table and picture)"
+    after_experiment=""
+    if [ "${FULL:-0}" = 1 ]; then
+        run_make "make experiment first" "make test" "$second.test.log"
+        after_experiment=", make test after it $took ($(grep -E '^tests: [0-9]+ passed, [0-9]+ failed' "$second.test.log" | tail -n 1))"
+    fi
+    in=
     versions=$(in_root dpkg-query -W -f='${Package} ${Version}\n' g++ libopenblas-openmp-dev catch2 python3-torch | tr '\n' ';' | sed 's/;$//; s/;/; /g')
-    echo "debian_chroot: Debian $release ($versions): make experiment $experiment_time, make test $test_time, all $(elapsed "$start")"
-    rm -f "$root.experiment.log" "$root.test.log"
+    echo "debian_chroot: Debian $release ($versions): make test first $test_time, make experiment after it $after_test_time; make experiment first $experiment_time$after_experiment; all $(elapsed "$start")"
+    rm -f "$root.experiment.log" "$root.test.log" "$second.experiment.log" "$second.test.log"
 }
 main "$@"
 exit
