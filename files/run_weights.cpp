@@ -2,7 +2,9 @@
 // between loading and saving. Leaves out the training and tests (tasks/experiment.cpp).
 #include "files/run_weights.hpp"
 
+#include <cstdint>
 #include <cstdio>
+#include <fstream>
 #include <stdexcept>
 
 #include "files/atomic_file.hpp"
@@ -11,6 +13,8 @@
 namespace wai {
 
 namespace {
+
+const char* const saved_by = "whereami train_position";  // a saved file's "made_by"
 
 // What a saved file was trained for ("steps": this run's, not counting a loaded file's), and the sizes
 // a reader needs to build its model again (make plots' attention_maps does). On loading, the task,
@@ -28,9 +32,31 @@ std::map<std::string, std::string> saved_for(const RunConfig& c) {
         {"mlp", std::to_string(c.mlp_hidden)},
         {"vocab", std::to_string(task.vocab)},
         {"train-len", std::to_string(c.train_length)},
-        {"made_by", "whereami train_position"}};
+        {"made_by", saved_by}};
     if (task.kind == Task::Kind::lag) saved["lag"] = std::to_string(c.lag);
     return saved;
+}
+
+// "" when nothing is at `path` or it is a weights file (safetensors, as read_weights_file reads it);
+// otherwise what is wrong with it. The first bytes are looked at before the file is read whole, so a
+// large file of another kind is told at once.
+std::string not_a_weights_file(const std::string& path) {
+    std::ifstream file(path, std::ios::binary | std::ios::ate);
+    if (!file) return "";  // nothing there (check_output_path has refused what cannot be written)
+    const std::streamoff size = file.tellg();
+    unsigned char head[9] = {};
+    file.seekg(0);
+    if (size < 9 || !file.read(reinterpret_cast<char*>(head), 9)) return "it is " + std::to_string(size) + " bytes, too short for a safetensors header";
+    uint64_t header = 0;
+    for (int i = 7; i >= 0; --i) header = header << 8 | head[i];
+    if (header > max_header_bytes || header + 8 > static_cast<uint64_t>(size) || head[8] != '{')
+        return "its first bytes are not a safetensors header";
+    try {
+        read_weights_file(path);
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+    return "";
 }
 
 // Reads f.load_path into model. Its metadata must name this run's task and scheme; a file that names
@@ -50,15 +76,27 @@ void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model)
     // would be another's: a garbage result, never refused); the others are named here too, with both
     // values, rather than as a tensor's shape.
     const Task run_task = configured_task(c);
+    const auto made_by = file.metadata.find("made_by");
+    const bool written_by_train_position = made_by != file.metadata.end() && made_by->second == saved_by;
     const std::pair<const char*, std::string> run_values[] = {
         {"heads", std::to_string(c.heads)},          {"dim", std::to_string(c.dim)},
         {"layers", std::to_string(c.layers)},        {"mlp", std::to_string(c.mlp_hidden)},
         {"vocab", std::to_string(run_task.vocab)},   {"train-len", std::to_string(c.train_length)},
         {"lag", run_task.kind == Task::Kind::lag ? std::to_string(c.lag) : ""}};
-    for (const auto& [key, value] : run_values)
-        if (const auto saved = file.metadata.find(key); saved != file.metadata.end() && !value.empty() && saved->second != value)
+    for (const auto& [key, value] : run_values) {
+        if (value.empty()) continue;
+        const auto saved = file.metadata.find(key);
+        // A file train_position --save wrote (its "made_by" says so) records every one of these: one
+        // missing (the file edited since) is named, not passed over. Other files (PyTorch's, which
+        // record the task and scheme alone) are held to what they record.
+        if (saved == file.metadata.end() && written_by_train_position)
+            throw std::runtime_error(fault + "its __metadata__ names the task and scheme but not the " + key +
+                                     ", which this run depends on (train_position --save records it as \"" + key +
+                                     "\"); save the model again with train_position --save");
+        if (saved != file.metadata.end() && saved->second != value)
             throw std::runtime_error(fault + "saved with --" + key + " " + saved->second + "; this run has --" + key + " " +
                                      value + "; give the " + key + " it was saved with");
+    }
     const WeightsLayout layout = weights_layout(file, model, f.load_path);
     if (!has_task || !has_scheme) {
         if (layout == WeightsLayout::ours)
@@ -80,8 +118,16 @@ void validate(const RunConfig& c, const RunFiles& f) {
         throw std::invalid_argument("--steps must be positive, got 0 (0 is allowed with --load: evaluate the loaded "
                                     "weights without training)");
     validate(c);
-    // Refused now rather than after the training: a folder that is not there, a device, a link.
-    if (!f.save_path.empty()) check_output_path(f.save_path, "--save");
+    // Refused now rather than after the training: a folder that is not there, a device, a link, and a
+    // file that is not a weights file (a results table, a source file: one typo would replace it).
+    if (!f.save_path.empty()) {
+        check_output_path(f.save_path, "--save");
+        const std::string what_is_there = not_a_weights_file(f.save_path);
+        if (!what_is_there.empty())
+            throw std::invalid_argument("--save " + f.save_path + ": a file is there that is not a weights file (" + what_is_there +
+                                        "); --save replaces only a weights file, so nothing was run: give a new path, "
+                                        "or move that file away first");
+    }
     if (f.save_layout == WeightsLayout::chapter && f.save_path.empty())
         throw std::invalid_argument("--save-layout chapter needs --save FILE");
     if (f.save_layout == WeightsLayout::chapter && parse_position_spec(c.scheme).kind == PositionSpec::Kind::t5)

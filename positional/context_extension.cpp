@@ -16,7 +16,7 @@ namespace wai {
 const char* const extension_spec_forms =
     "pi[:s], ntk[:s], yarn[:s], yarn-paper[:s] (position interpolation, NTK-aware scaling, YaRN as its "
     "authors' code ships it, YaRN's ramp as its paper prints it; s >= 1, by default the longest test length / "
-    "the training length)";
+    "the training length, at most 4096)";
 
 ExtensionSpec parse_extension_spec(const std::string& text) {
     auto refuse = [&](const std::string& why) {
@@ -38,7 +38,9 @@ ExtensionSpec parse_extension_spec(const std::string& text) {
     } catch (const std::invalid_argument&) {
         refuse("'" + number + "' is not a number");
     }
-    if (!(spec.factor >= 1.0)) refuse("the factor s must be at least 1");
+    // Past 4096 (the longest test length over a training length of 1) the method's frequencies mean
+    // nothing: NTK's base grows past float32's range, and PI turns every position to nearly 0.
+    if (!(spec.factor >= 1.0 && spec.factor <= 4096.0)) refuse("the factor s must be from 1 to 4096");
     spec.has_factor = true;
     return spec;
 }

@@ -2,6 +2,7 @@
 // Leaves out aliases.
 #include "positional/spec.hpp"
 
+#include <limits>
 #include <stdexcept>
 
 #include "positional/number_text.hpp"
@@ -9,7 +10,8 @@
 namespace wai {
 
 const char* const position_spec_forms =
-    "none, sinusoid, learned, rope[:base] (base > 1, default 10000), alibi[:slope] (slope > 0, default 2^(-8k/heads)), "
+    "none, sinusoid, learned, rope[:base] (base from 1.0000002 to 3.4e38, default 10000), alibi[:slope] (slope from "
+    "1.2e-38 to 3.4e38, default 2^(-8k/heads)), "
     "t5[:buckets] (a whole number from 2 to 255, default 32), mine (your own scheme: positional/mine.cpp)";
 
 // The number after the ':', refused in the spec's own words (with the valid forms).
@@ -44,8 +46,14 @@ PositionSpec parse_position_spec(const std::string& text) {
         if (!has_arg) return spec;
         spec.value = parse_number(text.substr(colon + 1), text);
         spec.has_value = true;
-        if (spec.kind == PositionSpec::Kind::rope && !(spec.value > 1.0)) refuse("a RoPE base must be greater than 1");
-        if (spec.kind == PositionSpec::Kind::alibi && !(spec.value > 0.0)) refuse("an ALiBi slope must be positive");
+        // The engine computes in float32: a base or slope it cannot hold (infinite, or 0 or a subnormal
+        // that has lost its digits, or a base that rounds to 1, where every pair turns alike) is refused.
+        const float as_float = static_cast<float>(spec.value);
+        if (spec.kind == PositionSpec::Kind::rope && !(as_float > 1.0f && spec.value <= std::numeric_limits<float>::max()))
+            refuse("a RoPE base must be a float32 number above 1, from 1.0000002 to 3.4e38");
+        if (spec.kind == PositionSpec::Kind::alibi &&
+            !(spec.value >= std::numeric_limits<float>::min() && spec.value <= std::numeric_limits<float>::max()))
+            refuse("an ALiBi slope must be a normal float32 number above 0, from 1.2e-38 to 3.4e38");
         return spec;
     }
     if (name == "t5") {

@@ -79,6 +79,7 @@ void validate(const RunConfig& config);
 // The largest --batch, --train-len, --dim and test length validate accepts (--mlp: 4x, --eval-seqs and
 // --vocab: 16x, --layers: 64).
 constexpr int64_t max_size = 4096;
+constexpr int64_t max_steps = 100000;  // --steps, as the page takes them
 
 // The model a run starts from: the task's sizes, the scheme, parameters drawn from the seed's init
 // stream (before loading any weights). The config must be valid.

@@ -2,7 +2,10 @@
 // needs (an even head for RoPE, the learned table's rows), the task's (a lag shorter than the
 // sequences), and a context extension only for RoPE. Each refusal is one line naming the flag.
 // Leaves out the weight files' checks (files/run_weights.cpp).
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <limits>
 #include <stdexcept>
 #include <string>
 
@@ -21,6 +24,8 @@ void validate(const RunConfig& c) {
     };
     if (c.steps < 0)  // 0 tests the model as it is (train_position allows it only with --load)
         throw std::invalid_argument("--steps must be positive, got " + std::to_string(c.steps));
+    if (c.steps > max_steps)  // as the page takes them; the chapter's runs take 2000
+        throw std::invalid_argument("--steps must be at most " + std::to_string(max_steps) + ", got " + std::to_string(c.steps));
     positive(c.batch, "--batch");
     positive(c.train_length, "--train-len");
     if (c.train_length < 2)  // log-length scaling's factor log(T) / log(train length) has log 1 = 0 below it
@@ -62,6 +67,19 @@ void validate(const RunConfig& c) {
                                         std::to_string(c.train_length) + ", or no position is scored");
     }
     if (c.test_lengths.empty()) throw std::invalid_argument("--test-lens needs at least one length");
+    // ALiBi's penalty, slope x distance, must stay a float32 number at the longest distance tested.
+    if (spec.kind == PositionSpec::Kind::alibi && spec.has_value) {
+        int64_t longest = c.train_length;
+        for (int64_t length : c.test_lengths) longest = std::max(longest, length);
+        if (spec.value * static_cast<double>(longest - 1) > std::numeric_limits<float>::max())
+        {
+            char most[32];
+            std::snprintf(most, sizeof most, "%.3g", std::numeric_limits<float>::max() / static_cast<double>(longest - 1));
+            throw std::invalid_argument(c.scheme + ": the penalty, slope x distance, passes float32's largest number (3.4e38) "
+                                        "at distance " + std::to_string(longest - 1) + "; with these lengths the slope must be "
+                                        "at most " + most);
+        }
+    }
     for (int64_t length : c.test_lengths) {
         positive(length, "a test length");
         if (task.kind == Task::Kind::lag && length <= c.lag)

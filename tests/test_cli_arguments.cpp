@@ -26,7 +26,7 @@ TEST_CASE("train_position: each bad argument is refused with one line and exit c
         {"foo none 0", "unknown task 'foo': the tasks are lag and seen"},
         {"<empty> none 0", "unknown task ''"},
         {"lag rope:abc 0", "bad position scheme 'rope:abc': 'abc' is not a number; valid forms: none, sinusoid"},
-        {"lag alibi:-1 0", "bad position scheme 'alibi:-1': an ALiBi slope must be positive; valid forms"},
+        {"lag alibi:-1 0", "bad position scheme 'alibi:-1': an ALiBi slope must be a normal float32 number above 0, from 1.2e-38 to 3.4e38; valid forms"},
         {"lag pos 0", "unknown scheme 'pos'; valid forms"},
         {"lag rope: 0", "bad position scheme 'rope:'"},
         {"lag alibi:nan 0", "bad position scheme 'alibi:nan'"},
@@ -163,6 +163,16 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
         refused(concat({"lag", spec, "0"}, tiny), "is not a number");
     for (const std::string spec : {"pi:+2", "ntk: 2", "yarn:2 ", "pi:0x2"})
         refused(tiny_with({"--extend", spec}, "lag rope 0"), "is not a number");
+    // Numbers past what they mean in float32 (the engine's numbers), or past the page's steps.
+    for (const std::string spec : {"rope:1e308", "rope:1e39", "rope:1.00000001"})
+        refused(concat({"lag", spec, "0"}, tiny), "a RoPE base must be a float32 number above 1, from 1.0000002 to 3.4e38");
+    for (const std::string spec : {"alibi:1e39", "alibi:1e-320", "alibi:1e-39"})
+        refused(concat({"lag", spec, "0"}, tiny), "an ALiBi slope must be a normal float32 number above 0, from 1.2e-38 to 3.4e38");
+    refused(concat({"lag", "alibi:1e37", "0"}, tiny), "alibi:1e37: the penalty, slope x distance, passes float32's largest number "
+                                                       "(3.4e38) at distance 127; with these lengths the slope must be at most 2.68e+36");
+    for (const std::string spec : {"pi:1e300", "ntk:4097", "yarn:100000", "yarn-paper:0.5"})
+        refused(tiny_with({"--extend", spec}, "lag rope 0"), "the factor s must be from 1 to 4096");
+    refused(tiny_with({"--steps", "1000000000000"}), "--steps must be at most 100000, got 1000000000000");
     refused(tiny_with({"--train-len", "1"}, "seen none 0"), "--train-len must be at least 2, got 1: the scaled test multiplies the scores by log(test length) / log(train length), and log 1 = 0");
     CHECK(cases > 150);
     // And the one syntax still reads what it should.
@@ -172,7 +182,7 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
 
 TEST_CASE("train_position: the result line is never cut, whatever the scheme's length", "[cli]") {
     Folder folder("long_scheme");
-    const std::string scheme = "rope:1000000000000000000000000000000000000000000000000000000000000000000000000000000000000";
+    const std::string scheme = "rope:10000.000000000000000000000000000000000000000000000000000000000000000000000000000000001";
     const Outcome o = run(folder, "train_position", tiny_with({"--extend", "yarn:1.25"}, "lag " + scheme + " 0"));
     REQUIRE(o.status == 0);
     CHECK_THAT(o.out, StartsWith("lag  " + scheme + "+yarn:1.25 seed 0: length 32 / 64 / 128: "));

@@ -64,9 +64,12 @@ TEST_CASE("train_position: an unreadable or corrupt weight file is refused with 
         tensors.emplace_back(name, tensor);
     }
     wai::write_weights_file(folder.file("nan.safetensors"), tensors, not_finite.metadata);
-    // The same weights with no "dim" in the metadata: then only the shapes can tell the sizes apart.
+    // The same weights with no "dim" in the metadata, as a file not written by train_position (no
+    // "made_by") records it: then only the shapes can tell the sizes apart. (One train_position wrote
+    // with a field removed is refused by the field's name: the --load test below.)
     std::map<std::string, std::string> no_dim = not_finite.metadata;
     no_dim.erase("dim");
+    no_dim.erase("made_by");
     wai::NamedTensors good_tensors;
     for (const std::string& name : wai::read_weights_file(saved).order) good_tensors.emplace_back(name, wai::read_weights_file(saved).tensors.at(name));
     wai::write_weights_file(folder.file("no_dim.safetensors"), good_tensors, no_dim);
@@ -177,6 +180,13 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
         {"other_mlp", "lag rope", "saved with --mlp 16; this run has --mlp 8", weights(tensors, with_metadata({{"mlp", "16"}}))},
         {"other_dim", "lag rope", "saved with --dim 16; this run has --dim 8", weights(tensors, with_metadata({{"dim", "16"}}))},
         {"other_layers", "lag rope", "saved with --layers 2; this run has --layers 1", weights(tensors, with_metadata({{"layers", "2"}}))},
+        // A field train_position --save records, removed: named, never passed over.
+        {"no_lag", "lag rope", "its __metadata__ names the task and scheme but not the lag, which this run depends on",
+         weights(tensors, [&] { auto m = saved.metadata; m.erase("lag"); return m; }())},
+        {"no_heads", "lag rope", "but not the heads, which this run depends on",
+         weights(tensors, [&] { auto m = saved.metadata; m.erase("heads"); return m; }())},
+        {"no_train_len", "lag rope", "but not the train-len, which this run depends on",
+         weights(tensors, [&] { auto m = saved.metadata; m.erase("train-len"); return m; }())},
     };
     for (const Case& c : cases) {
         INFO(c.name);
@@ -209,6 +219,34 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
     const Outcome bad_layout = train_position(folder, "lag rope 0" + small + " --save-layout torch --save " + chapter);
     CHECK(bad_layout.status == 2);
     CHECK_THAT(bad_layout.err, ContainsSubstring("--save-layout must be ours or chapter"));
+}
+
+TEST_CASE("train_position --save replaces only a weights file: any other file is refused in one line and kept as it was",
+          "[weights_file][cli]") {
+    Folder folder("save_over");
+    const std::string weights = folder.file("w.safetensors");
+    REQUIRE(train_position(folder, "lag rope 0 --steps 1" + small + " --save " + weights).status == 0);
+    // A weights file, or a new path, is written.
+    CHECK(train_position(folder, "lag rope 0 --steps 1" + small + " --save " + weights).status == 0);
+    const struct {
+        std::string name, bytes, message;
+    } cases[] = {
+        {"table.txt", "lag  rope seed 0: length 32 / 64 / 128: 1.000 / 1.000 / 1.000\n", "its first bytes are not a safetensors header"},
+        {"notes.md", "# my notes\n\nthe one about rope\n", "its first bytes are not a safetensors header"},
+        {"tiny", "abc", "too short for a safetensors header"},
+        {"empty", "", "too short for a safetensors header"},
+        // A safetensors-like start whose header is broken: still not a weights file.
+        {"broken.safetensors", file_bytes("{\"w\":{\"dtype\":\"F32\"}}", "12345678"), "tensor 'w' has no shape"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.name);
+        const std::string path = folder.file(c.name);
+        write_bytes(path, c.bytes);
+        const Outcome o = train_position(folder, "lag rope 0 --steps 1" + small + " --save " + path);
+        check_one_line_refusal(o, 2, "train_position", "--save " + path + ": a file is there that is not a weights file (");
+        CHECK_THAT(o.err, ContainsSubstring(c.message));
+        CHECK(read_bytes(path) == c.bytes);
+    }
 }
 
 TEST_CASE("train_position --load: a huge file is judged by its header first, never read whole, and its own size is named "
