@@ -199,6 +199,9 @@ endif
 # numbers, since they are recorded in each result file and compared word for word) are checked by
 # experiment/make_variables.mk, with every other variable a user gives make.
 ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extension plots,$(MAKECMDGOALS)),)
+  # The results folder is locked with flock (util-linux): without it every lock would fail, and the
+  # failure would read as another make holding the folder.
+  $(if $(shell command -v flock),,$(error flock is missing: make $(firstword $(MAKECMDGOALS)) locks $(RESULTS) with it; install the Debian package util-linux))
   # Flags each run is given by the experiment itself (a second one would be refused by every run), or
   # that would make its figures other than the table's columns: refused here, once, in one line.
   run_flags_owned := $(filter --quiet --save --save-layout --load --test-lens --extend,$(RUN_FLAGS))

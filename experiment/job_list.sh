@@ -7,6 +7,7 @@
 # would not redo. Anything before the first marker (something make would build first) is an error.
 # Leaves out recipes whose lines make runs with `-` (errors ignored): && would stop at them.
 set -u
+export LC_ALL=C  # awk and sort read numbers with '.' whatever the user's locale
 dir=$1 mark=$2
 awk -v dir="$dir" -v mark=": $mark" '
     function flush() { if (command != "") print "cd " dir " && " command; command = "" }

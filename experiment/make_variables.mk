@@ -5,7 +5,7 @@
 # line naming the variable and its value, before any recipe or $(shell ...) sees it:
 #   RESULTS            one folder path: letters, digits and / . _ - + @, not starting with -, not /
 #                      nor the source tree or a folder holding it (its files would mix with the sources)
-#   SEEDS              non-negative integers separated by spaces, no leading zeros    JOBS    1 to 999999999
+#   SEEDS              non-negative integers separated by spaces, no leading zeros    JOBS    1 to 4096
 #   RUN_FLAGS          flags and values: letters, digits and - _ . , : = + (experiment/results_files.hpp
 #                      compares them word for word); what they mean is train_position's to say
 #   SLURM_FLAGS        sbatch flags: letters, digits and - _ . , : = + / @
@@ -103,8 +103,9 @@ mv_problem_BUILD   = $(call mv_not_path,$(BUILD))
 mv_expect_BUILD    = $(mv_path_expected)
 mv_problem_SEEDS   = $(or $(call mv_not_numbers,$(SEEDS)),$(filter-out 0,$(filter 0%,$(SEEDS))))
 mv_expect_SEEDS    = one or more non-negative integers separated by spaces, without leading zeros (SEEDS="0 1")
-mv_problem_JOBS    = $(call mv_not_whole_number,$(JOBS))
-mv_expect_JOBS     = a whole number from 1 to 999999999
+# (make hands out its -j tokens through a pipe, which holds 65536: past that make waits for ever)
+mv_problem_JOBS    = $(or $(call mv_not_whole_number,$(JOBS)),$(shell [ '$(JOBS)' -le 4096 ] 2>/dev/null || echo too many))
+mv_expect_JOBS     = a whole number from 1 to 4096
 mv_problem_RUN_FLAGS = $(call mv_words_left,$(RUN_FLAGS),$(mv_flag_characters))
 mv_expect_RUN_FLAGS  = flags and values made of letters, digits and - _ . , : = + separated by spaces (RUN_FLAGS may hold only these)
 mv_problem_MY_SCHEMES = $(call mv_words_left,$(MY_SCHEMES),$(mv_letters) $(mv_digits) . :)

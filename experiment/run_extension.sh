@@ -14,6 +14,7 @@
 # the settings (the model and make's RUN_FLAGS), so a result made with other flags is run again. One thread per run: make runs two at a time.
 # Leaves out choosing the runs (experiment/extension.mk) and reading them (programs/collect_extension.cpp).
 set -u
+export LC_ALL=C  # awk and sort read numbers with '.' whatever the user's locale
 dir=$1 model=$2 mode=$3 program=$4 lengths=$5 total=$6
 shift 6
 task=${model%%_*}

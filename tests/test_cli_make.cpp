@@ -98,6 +98,8 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         {"fuzz", "FUZZ_SECONDS", "4294967297", {}},  // libFuzzer reads an int: 1 s
         {"exercise", "EXERCISE_SECONDS", "1000000000", {"EXERCISE=rope_rotation"}},
         {"experiment", "JOBS", "12345678901", {}},
+        {"experiment", "JOBS", "65538", {}},  // past the 65536 tokens make's job-server pipe holds: make hung
+        {"experiment", "JOBS", "4097", {}},
         {"test-debian", "RELEASE", "trixie' in trixie) " + touch + ";; esac; case 'x", {}},
         {"test-debian", "RELEASE", "sid", {}},
         {"experiment", "SEEDS", "0 01", {}},  // its runs' files would be named seed01, never found as seed 1
@@ -400,4 +402,52 @@ TEST_CASE("make lessons-run runs the lessons in order but 06, which waits for it
     CHECK(waits < o.out.find("ran 07_pairing_trap"));
     CHECK(holds(o.out, "Solve that first (make exercise EXERCISE=rope_rotation says \"solved\"), then run: " +
                            folder.file("06_rope_exercise")));
+}
+
+TEST_CASE("a clone made with core.autocrlf=true checks every text file out with LF line ends (.gitattributes)", "[cli]") {
+    // With CR line ends the shell scripts fail as "not found" (their #! line names "/bin/sh\r") and make
+    // passes "--quiet\r" on: the experiment and the exercises broke with misleading errors.
+    if (!fs::exists(source_dir + "/.git") || script(Folder("crlf_probe"), "command -v git").status != 0) {
+        WARN("not a git checkout, or no git here: the clone with core.autocrlf=true is left out");
+        return;
+    }
+    Folder folder("crlf_clone");
+    const std::string clone = folder.path.string() + "/clone";
+    const Outcome cloned = script(folder, "git -c core.autocrlf=true clone -q " + quoted(source_dir) + " " + quoted(clone));
+    INFO("stdout: " << cloned.out << "\nstderr: " << cloned.err);
+    REQUIRE(cloned.status == 0);
+    // Every file git counts as text, in the clone's work tree: none holds a CR.
+    const Outcome with_cr = script(folder, "cd " + quoted(clone) + " && git grep -I -l \"$(printf '\\r')\" -- . || true");
+    INFO("files with CR line ends: " << with_cr.out);
+    CHECK(with_cr.status == 0);
+    CHECK(with_cr.out.empty());
+    CHECK(fs::exists(clone + "/lessons/exercises/selftest.sh"));
+}
+
+TEST_CASE("make experiment without flock says so in one line, not that another make holds the results", "[cli]") {
+    Folder folder("no_flock");
+    // A PATH of every program this machine has but flock.
+    const fs::path tools = folder.path / "bin";
+    fs::create_directories(tools);
+    for (const char* dir : {"/usr/local/bin", "/usr/bin", "/bin"}) {
+        std::error_code error;
+        for (const auto& entry : fs::directory_iterator(dir, error)) {
+            const fs::path name = entry.path().filename();
+            if (name == "flock" || fs::exists(fs::symlink_status(tools / name))) continue;
+            fs::create_symlink(entry.path(), tools / name);
+        }
+    }
+    REQUIRE_FALSE(fs::exists(tools / "flock"));
+    const std::string results = folder.path.string() + "/results";
+    for (const char* goal : {"experiment", "plots"}) {
+        INFO(goal);
+        const Outcome o = script(folder, "cd " + quoted(source_dir) + " && PATH=" + quoted(tools.string()) + " make " + goal +
+                                             " RESULTS=" + quoted(results));
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == 2);
+        CHECK(o.err_lines() == 1);
+        CHECK(holds(o.err, "flock is missing: make " + std::string(goal) + " locks " + results + " with it; install the Debian package util-linux"));
+        CHECK_FALSE(holds(o.err, "another make"));
+        CHECK_FALSE(fs::exists(results));
+    }
 }

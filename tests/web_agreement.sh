@@ -15,6 +15,9 @@
 # Prints both lines of each case and its largest difference; exit code 1 if any check failed.
 # Leaves out the lessons that take minutes (make test-web names them), and the browser.
 set -u
+# Numbers are read and compared by awk and printf, which a locale with a decimal comma reads as 0
+# (every difference would pass): the C locale's '.' throughout.
+export LC_ALL=C
 native=$1 web=$2 steps=$3 cases=$4 lessons=$5
 node=${WEB_NODE:-node}
 tolerance=0.01
