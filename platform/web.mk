@@ -5,7 +5,8 @@
 #                   node build/web/train_position.js lag rope 0 --steps 100
 #                   and the page (web/) beside them: build/web/index.html and the files it loads
 #   make web-serve  serves build/web/ on http://127.0.0.1:WEB_PORT/ (platform/web_serve.mjs)
-#   make test-web   those programs under node held to the native ones (tests/web_agreement.sh), then
+#   make test-web   the page's server kept to its folder (tests/web/serve_test.mjs), those programs
+#                   under node held to the native ones (tests/web_agreement.sh), then
 #                   the page in headless Chromium (tests/web/page_test.mjs); not part of make test
 #   make bench-web  a training step in headless Chromium against the native one (bench/web_bench.mjs)
 # The same sources as the native build but for the files only a native process has, which the web
@@ -189,6 +190,7 @@ WEB_TEST_MODULES  := tests/web/node_modules/.package-lock.json
 WEB_SCREENSHOTS   := build/web-screenshots
 test-web: all web check-web-test-deps $(WEB_TEST_MODULES) $(WEB_TEST_LESSONS:%=$(BUILD)/lessons/%)
 	@status=0; \
+	$(WEB_NODE) tests/web/serve_test.mjs || status=1; \
 	WEB_NODE=$(WEB_NODE) bash tests/web_agreement.sh $(BUILD) $(WEB_BUILD) $(WEB_TEST_STEPS) "$(WEB_TEST_CASES)" "$(WEB_TEST_LESSONS)" || status=1; \
 	$(WEB_NODE) tests/web/page_test.mjs $(WEB_BUILD) $(BUILD)/train_position $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
 	exit $$status

@@ -1,13 +1,15 @@
 // A static file server for the web page (make web-serve, make test-web, make bench-web): serves one
 // folder on localhost with the types a browser needs (application/wasm, so that it compiles the
-// engine while it downloads), nothing outside the folder, and no caching of stale builds.
+// engine while it downloads), nothing outside the folder (a path with '..' or a symbolic link that
+// leads out of it, as build/web/include's links to Debian's headers do, is not found; a path whose
+// percent-encoding is broken is a bad request), and no caching of stale builds.
 //   node platform/web_serve.mjs FOLDER [PORT]   (PORT 0 or none: a free port; prints the URL)
 // Also imported: serve(folder, port) resolves to {server, url, served}, served a Map of each path
 // served to the bytes sent for it, all requests together (the tests hold the page to its size).
 // Leaves out HTTPS and compression: the page needs neither (it uses no threads, so no
 // cross-origin-isolation headers either).
 import { createServer } from 'node:http';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -20,13 +22,28 @@ const types = {
 
 export function serve(folder, port = 0) {
   const root = resolve(folder);
+  const realRoot = realpath(root);
   const served = new Map();
+  // The file's own path with every link followed, when it is inside the folder's; otherwise not found.
+  const inside = async (file) => {
+    const base = await realRoot, real = await realpath(file);
+    if (real !== base && !real.startsWith(base + sep)) throw Object.assign(new Error('outside'), { code: 'ENOENT' });
+    return real;
+  };
   const server = createServer(async (request, response) => {
+    let path;
     try {
-      const path = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
+      path = decodeURIComponent(new URL(request.url, 'http://localhost').pathname);
+    } catch {
+      response.writeHead(400, { 'Content-Type': 'text/plain' });
+      response.end('bad request: the path\'s percent-encoding is not valid\n');
+      return;
+    }
+    try {
       let file = resolve(join(root, path));
       if (file !== root && !file.startsWith(root + sep)) throw Object.assign(new Error('outside'), { code: 'ENOENT' });
-      if ((await stat(file)).isDirectory()) file = join(file, 'index.html');
+      file = await inside(file);
+      if ((await stat(file)).isDirectory()) file = await inside(join(file, 'index.html'));
       const body = await readFile(file);
       response.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' });
       response.end(body);

@@ -1,0 +1,50 @@
+// platform/web_serve.mjs against paths that reach for what is outside the served folder: '..', an
+// encoded '..', a symbolic link to a file or a folder outside it, and a broken percent-encoding;
+// and that what is inside, a link within the folder included, is served. Needs node alone.
+//   node tests/web/serve_test.mjs    (make test-web runs it); exit code 1 if a check failed
+// Leaves out the page itself (tests/web/page_test.mjs).
+import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { request } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serve } from '../../platform/web_serve.mjs';
+
+const top = await mkdtemp(join(tmpdir(), 'whereami-serve-'));
+const folder = join(top, 'web'), outside = join(top, 'secret');
+await mkdir(folder);
+await mkdir(outside);
+await writeFile(join(folder, 'index.html'), 'the page\n');
+await writeFile(join(outside, 'key.txt'), 'secret\n');
+await symlink(join(outside, 'key.txt'), join(folder, 'link.txt'));
+await symlink(outside, join(folder, 'linked'));
+await symlink(join(folder, 'index.html'), join(folder, 'inner.html'));
+const { server, url } = await serve(folder);
+// The raw path is sent as written (no URL normalisation by the client).
+const get = (path) => new Promise((done, failed) => {
+  const r = request(url, { path, method: 'GET' }, (response) => {
+    let body = '';
+    response.on('data', (chunk) => { body += chunk; });
+    response.on('end', () => done({ status: response.statusCode, body }));
+  });
+  r.on('error', failed);
+  r.end();
+});
+let failed = 0;
+const expect = async (path, status, body) => {
+  const got = await get(path);
+  const ok = got.status === status && (body === undefined || got.body === body) && !got.body.includes('secret');
+  console.log(`  [${ok ? 'ok' : 'FAILED'}] GET ${path}: ${got.status}${ok ? '' : `, expected ${status}: ${JSON.stringify(got.body)}`}`);
+  if (!ok) failed = 1;
+};
+await expect('/', 200, 'the page\n');
+await expect('/inner.html', 200, 'the page\n');
+await expect('/link.txt', 404);
+await expect('/linked/key.txt', 404);
+await expect('/linked/', 404);
+await expect('/../secret/key.txt', 404);
+await expect('/%2e%2e/secret/key.txt', 404);
+await expect('/%E0%A4%A', 400);
+server.close();
+await rm(top, { recursive: true, force: true });
+console.log(failed ? 'web_serve: a path was served that must not be, or refused wrongly (above)' : 'web_serve: nothing outside the folder is served');
+process.exit(failed);
