@@ -100,6 +100,7 @@ void every_node(wai::Node* node, std::vector<wai::Node*>& order) {
 // What write_dot wrote: boxes, arrows, and boxes showing a gradient.
 struct Drawn {
     size_t nodes = 0, edges = 0, gradients = 0;
+    bool written = false;  // the DOT file is on disk (the counts are of the DOT text either way)
 };
 
 // The graph as Graphviz DOT, read left to right: one box per value (its handle's name, the op that
@@ -128,12 +129,13 @@ Drawn write_dot(const std::filesystem::path& path, const std::vector<wai::Node*>
         }
     dot << "}\n";
     drawn.nodes = nodes.size();
-    // Whole or not at all (files/atomic_file.hpp): a full disk gives its reason and no half a file.
+    // Whole or not at all (files/atomic_file.hpp): a full disk or a read-only folder gives its reason
+    // and no half a file. The drawing is a convenience: the claims below are about the DOT text.
     try {
         wai::write_file_atomically(path.string(), dot.str());
+        drawn.written = true;
     } catch (const std::exception& error) {
-        std::printf("  %s\n", error.what());
-        return {};
+        std::printf("  no drawing: %s (the checks below read the DOT text in memory)\n", error.what());
     }
     return drawn;
 }
@@ -304,7 +306,8 @@ void draw_the_graph(const Expression& e, const char* program) {
     const std::filesystem::path dot_file = folder / "00_engine_graph.dot";
     const Drawn drawn = write_dot(dot_file, all_nodes, e);
     const size_t not_needing = all_nodes.size() - needing;
-    std::printf("  %s: %zu nodes, %zu edges, %zu gradients (%zu value%s need%s none)\n", dot_file.c_str(), drawn.nodes,
+    std::printf("  %s: %zu nodes, %zu edges, %zu gradients (%zu value%s need%s none)\n",
+                drawn.written ? dot_file.c_str() : "the DOT text", drawn.nodes,
                 drawn.edges, drawn.gradients, not_needing, not_needing == 1 ? "" : "s", not_needing == 1 ? "s" : "");
     lesson::check(every_node_named && drawn.nodes == all_nodes.size() && drawn.edges == inputs,
                   "the DOT file has one node per value and one edge per input (" + std::to_string(all_nodes.size()) +
@@ -315,7 +318,7 @@ void draw_the_graph(const Expression& e, const char* program) {
                   "every value that needs a gradient shows it, the interior ones too (" + std::to_string(needing) +
                       " of " + std::to_string(all_nodes.size()) + ")",
                   std::to_string(drawn.gradients) + " gradients drawn");
-    render(dot_file);
+    if (drawn.written) render(dot_file);
 }
 
 // Step 7. A parameter's gradient is a running sum: a second backward adds the same gradient again.

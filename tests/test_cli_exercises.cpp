@@ -117,3 +117,22 @@ TEST_CASE("make exercise's containment needs no procps: what the learner's code 
         CHECK(holding(folder.file(c.fixture + ".err")) == 0);
     }
 }
+
+TEST_CASE("make exercise that cannot write its report says so in one line, and shows no earlier report", "[cli][exercises]") {
+    if (!this_sanitize().empty()) return;  // the learner's build is the plain one, as above
+    Folder folder("exercise_report_unwritable");
+    // A read-only build folder; here, as root may write anywhere, a folder standing at the report's path
+    // (causal_mask: no other test runs make exercise on it).
+    const fs::path report = fs::path(build_dir) / "exercises" / "causal_mask.report";
+    fs::create_directories(report.parent_path());
+    fs::remove_all(report);
+    fs::create_directories(report / "earlier");
+    const Outcome o = make_in_source(folder, {"exercise", "EXERCISE=causal_mask"});
+    fs::remove_all(report);
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status == 2);
+    CHECK(holds(o.err, "causal_mask: cannot write its report "));
+    CHECK(holds(o.err, "exercises/causal_mask.report (a read-only build folder?); give a writable one with BUILD="));
+    CHECK_FALSE(holds(o.err, "not a verdict"));
+    CHECK_FALSE(holds(o.out + o.err, "exercise causal_mask:"));  // no report, earlier or new
+}

@@ -110,3 +110,21 @@ TEST_CASE("lesson 00 draws every node's gradient, the interior ones too", "[less
     for (size_t at = dot.str().find("| grad ["); at != std::string::npos; at = dot.str().find("| grad [", at + 1)) ++gradients;
     CHECK(gradients == 6);
 }
+
+TEST_CASE("lesson 00 that cannot write its drawing says so, and its claims still hold on the DOT text", "[lessons][lesson00]") {
+    // A folder where the DOT file cannot be written (a read-only checkout; here, as root may write
+    // anywhere, a folder already standing at the file's path): the lesson says why there is no
+    // drawing, and the chapter's claims, which are about the graph, not the disk, hold.
+    const std::filesystem::path folder = std::filesystem::temp_directory_path() / "whereami_lesson00_no_drawing";
+    std::filesystem::remove_all(folder);
+    std::filesystem::create_directories(folder / "00_engine_graph.dot");
+    std::filesystem::copy_file(lesson_path("00"), folder / "00_engine");
+    std::filesystem::permissions(folder / "00_engine", std::filesystem::perms::owner_all);
+    const Run r = run((folder / "00_engine").string());
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("lesson 00: ok\n") != std::string::npos);
+    CHECK(r.output.find("  no drawing: cannot write " + (folder / "00_engine_graph.dot").string()) != std::string::npos);
+    CHECK(r.output.find("[FAILED]") == std::string::npos);
+    std::filesystem::remove_all(folder);
+}

@@ -106,13 +106,18 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   # printed before it (checker_status.sh).
   EXERCISE_REPORT_FILE := $(EXERCISE_BUILD)/$(EXERCISE).report
   EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
-                       report=$(EXERCISE_REPORT_FILE); \
+                       report=$(EXERCISE_REPORT_FILE); rm -f $$report $$report.verdict 2>/dev/null; \
+                       ( : > $$report && : > $$report.verdict ) 2>/dev/null || { echo unwritable; exit 0; }; \
                        ( $(exercise_limits) exec $(BUILD)/contain --verdict $$report.verdict $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
                        status=$$?; cat $$report 1>&2; \
                        case $$status in (0|1|10) grep -qE '^$(EXERCISE): (solved|not solved yet|wrong answer)' $$report.verdict || status=ended-$$status ;; esac; \
                        echo $$status)
   ifeq ($(EXERCISE_REPORT),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
+  endif
+  # An earlier report is removed first: one that cannot be written again is never shown as this one.
+  ifeq ($(EXERCISE_REPORT),unwritable)
+    $(error $(EXERCISE): cannot write its report $(EXERCISE_REPORT_FILE) (a read-only build folder?); give a writable one with BUILD=)
   endif
   ifeq ($(EXERCISE_REPORT),1)
     $(error $(EXERCISE): a wrong answer, as the report above says; make exits non-zero so a script can tell)
@@ -127,11 +132,15 @@ exercise:
 ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_TRAINERS)),,$(error make exercise-train: EXERCISE must be one that plugs into the model: $(EXERCISE_TRAINERS)))
   EXERCISE_TRAINING := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
-                         verdict=$(EXERCISE_BUILD)/train_$(EXERCISE).verdict; \
+                         verdict=$(EXERCISE_BUILD)/train_$(EXERCISE).verdict; rm -f $$verdict 2>/dev/null; \
+                         ( : > $$verdict ) 2>/dev/null || { echo unwritable; exit 0; }; \
                          ( $(exercise_limits) exec $(BUILD)/contain --verdict $$verdict $(EXERCISE_TRAIN_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) ) 1>&2; \
                          status=$$?; case $$status in (0|1|10) grep -q '^exercise-train $(EXERCISE): ' $$verdict || status=ended-$$status ;; esac; echo $$status)
   ifeq ($(EXERCISE_TRAINING),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
+  endif
+  ifeq ($(EXERCISE_TRAINING),unwritable)
+    $(error exercise-train $(EXERCISE): cannot write $(EXERCISE_BUILD)/train_$(EXERCISE).verdict (a read-only build folder?); give a writable one with BUILD=)
   endif
   ifneq ($(filter 1 2,$(EXERCISE_TRAINING)),)
     $(error exercise-train $(EXERCISE): your line differs from the library's, or the run could not start (above))
