@@ -48,6 +48,17 @@ mv_shown = $(subst $(mv_newline),\n,$(1))
 # mv_words_left TEXT,CHARACTERS: the same for a list of words, single spaces between them allowed.
 mv_words_left = $(call mv_left,$(subst $(mv_space),,$(1)),$(2))
 
+# The checkout's own path reaches the compiler's flags (-DWAI_GOLDEN_DIR='"$(CURDIR)/..."') and the
+# shell's command lines, where a quote, a blank or a newline in it breaks them (make lessons and make
+# test failed on a missing file or a shell syntax error): refused at once, naming the character.
+mv_path_breakers := ' " ` $$ \ ; & | < > ( ) * ? [ ] { } \# % !
+mv_path_breaker = $(or $(if $(findstring $(mv_newline),$(1)),a newline),$(if $(findstring $(mv_tab),$(1)),a tab),\
+  $(if $(findstring $(mv_space),$(1)),a space),$(if $(call mv_path_breaker_character,$(1)),the character $(call mv_path_breaker_character,$(1))))
+mv_path_breaker_character = $(firstword $(foreach c,$(mv_path_breakers),$(if $(findstring $(c),$(1)),$(c))))
+ifneq ($(call mv_path_breaker,$(CURDIR)),)
+  $(error the checkout's path holds $(call mv_path_breaker,$(CURDIR)), which the build's command lines cannot take (its path: $(call mv_shown,$(CURDIR))); move or rename the checkout to a path without quotes, blanks, newlines or any of $(mv_path_breakers))
+endif
+
 # The goals that use each variable (besides every goal, when it is given on the command line).
 mv_experiment_goals := experiment experiment-locked experiment-runs experiment-jobs experiment-collect experiment-slurm \
                        experiment-extension extension-locked extension-runs plots

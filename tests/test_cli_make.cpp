@@ -451,3 +451,33 @@ TEST_CASE("make experiment without flock says so in one line, not that another m
         CHECK_FALSE(fs::exists(results));
     }
 }
+
+TEST_CASE("a checkout whose path holds a quote, a blank, a newline or a shell character is refused in one line", "[cli]") {
+    // Such a path reaches the compiler's flags and the shell's command lines, where make lessons and make
+    // test broke on it with a missing file or a shell syntax error.
+    if (!fs::exists(source_dir + "/.git") || script(Folder("odd_path_probe"), "command -v git").status != 0) {
+        WARN("not a git checkout, or no git here: the clones in odd paths are left out");
+        return;
+    }
+    Folder folder("odd_checkout_paths");
+    const std::pair<std::string, std::string> cases[] = {
+        {"it's", "the character '"}, {"two words", "a space"}, {"new\nline", "a newline"}, {"cost$5", "the character $"},
+        {"semi;colon", "the character ;"},
+    };
+    for (const auto& [name, said] : cases) {
+        INFO(name);
+        const std::string clone = folder.path.string() + "/" + name + "/whereami";
+        const Outcome cloned = script(folder, "git clone -q " + quoted(source_dir) + " " + quoted(clone));
+        REQUIRE(cloned.status == 0);
+        const Outcome o = script(folder, "cd " + quoted(clone) + " && make test");
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == 2);
+        CHECK(o.err_lines() == 1);
+        CHECK(holds(o.err, "the checkout's path holds " + said + ", which the build's command lines cannot take"));
+        CHECK_FALSE(fs::exists(clone + "/build"));
+    }
+    // A letter beyond ASCII is no such character: make reads on (help builds nothing).
+    const std::string accented = folder.path.string() + "/h\xc3\xa9l\xc3\xa8ne/whereami";
+    REQUIRE(script(folder, "git clone -q " + quoted(source_dir) + " " + quoted(accented)).status == 0);
+    CHECK(script(folder, "cd " + quoted(accented) + " && make help").status == 0);
+}
