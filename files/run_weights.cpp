@@ -67,9 +67,9 @@ void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model)
     const auto task = file.metadata.find("task"), scheme = file.metadata.find("scheme");
     const bool has_task = task != file.metadata.end(), has_scheme = scheme != file.metadata.end();
     if ((has_task && task->second != c.task) || (has_scheme && scheme->second != c.scheme))
-        throw std::runtime_error(fault + "saved as " + (has_task ? task->second : "(no task)") + " " +
-                                 (has_scheme ? scheme->second : "(no scheme)") + "; this run is " + c.task + " " +
-                                 c.scheme + "; load it into a run of the task and scheme it was saved as");
+        throw std::runtime_error(nul_shown(fault + "saved as " + (has_task ? task->second : "(no task)") + " " +
+                                           (has_scheme ? scheme->second : "(no scheme)") + "; this run is " + c.task + " " +
+                                           c.scheme + "; load it into a run of the task and scheme it was saved as"));
     // Every size and task parameter the file records must be this run's. The tensors' shapes hold most
     // sizes, but not the number of heads (a file saved with other heads would load and split its
     // attention another way, silently), the lag or the training length (the task and the scaled test
@@ -94,8 +94,8 @@ void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model)
                                      ", which this run depends on (train_position --save records it as \"" + key +
                                      "\"); save the model again with train_position --save");
         if (saved != file.metadata.end() && saved->second != value)
-            throw std::runtime_error(fault + "saved with --" + key + " " + saved->second + "; this run has --" + key + " " +
-                                     value + "; give the " + key + " it was saved with");
+            throw std::runtime_error(nul_shown(fault + "saved with --" + key + " " + saved->second + "; this run has --" + key +
+                                               " " + value + "; give the " + key + " it was saved with"));
     }
     const WeightsLayout layout = weights_layout(file, model, f.load_path);
     if (!has_task || !has_scheme) {

@@ -43,7 +43,7 @@ const char* const coverage_rule =
     "sorted by offset, the tensors' data_offsets must run from 0 to the end of the file, with no hole and no overlap";
 
 [[noreturn]] void refuse(const std::string& path, const std::string& problem, const std::string& accepted) {
-    throw std::runtime_error("weights file '" + path + "': " + problem + "; " + accepted);
+    throw std::runtime_error(nul_shown("weights file '" + path + "': " + problem + "; " + accepted));
 }
 
 // Thrown from inside the JSON parser, so that parsing stops before the offending value is built.
@@ -285,6 +285,11 @@ WeightsFile tensors_of(Described described, const std::string& path, uint64_t da
 // trailing bytes), and only then the data the header describes, read straight into the tensors. A
 // file that is shorter than its size said when a read comes ("the file changed while it was read")
 // is refused; bytes added after the size was taken are never read.
+std::string nul_shown(std::string text) {
+    for (size_t at = text.find('\0'); at != std::string::npos; at = text.find('\0', at + 4)) text.replace(at, 1, "\\x00");
+    return text;
+}
+
 WeightsFile read_weights_file(const std::string& path) {
     std::error_code error;
     const uintmax_t size = std::filesystem::file_size(path, error);

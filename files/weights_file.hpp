@@ -34,6 +34,10 @@ constexpr uint64_t max_header_bytes = 100'000'000;
 constexpr int max_header_depth = 128;
 
 WeightsFile read_weights_file(const std::string& path);
+// `text` with each NUL byte written \x00. A refusal quotes names and values from the file, and an
+// exception's what() is a C string: a NUL in a tensor's name or a metadata value would end the
+// message where it stands (the programs escape every other unprintable byte when they print it).
+std::string nul_shown(std::string text);
 // The same checks on a file's bytes already in memory (read_weights_file reads the file, then calls
 // this); `path` only names the file in the messages. The fuzz target (tests/fuzz/) calls it.
 WeightsFile parse_weights_file(std::string_view bytes, const std::string& path);

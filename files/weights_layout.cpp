@@ -15,7 +15,7 @@ namespace {
 
 // A file that does not fit the module, refused as the reader refuses a bad file (files/weights_file.cpp).
 [[noreturn]] void refuse(const std::string& path, const std::string& problem, const std::string& accepted) {
-    throw std::runtime_error("weights file '" + path + "': " + problem + "; " + accepted);
+    throw std::runtime_error(nul_shown("weights file '" + path + "': " + problem + "; " + accepted));
 }
 
 // Our names and the chapter's model's: its modules emb, pos, layers (each n1, qkv, o, n2, and mlp, an

@@ -35,7 +35,7 @@ std::string metadata(const wai::WeightsFile& file, const std::string& key, const
 // A size the metadata records ("dim", "heads", ...), or `fallback` when the file does not record it.
 int64_t size_in(const wai::WeightsFile& file, const std::string& key, int64_t fallback, const std::string& path) {
     const auto found = file.metadata.find(key);
-    return found == file.metadata.end() ? fallback : wai::parse_integer(found->second, path + ": its " + key);
+    return found == file.metadata.end() ? fallback : wai::parse_integer(wai::nul_shown(found->second), path + ": its " + key);
 }
 
 // weights (T, T) of one layer as text: row m is query m.

@@ -180,6 +180,11 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
         {"other_mlp", "lag rope", "saved with --mlp 16; this run has --mlp 8", weights(tensors, with_metadata({{"mlp", "16"}}))},
         {"other_dim", "lag rope", "saved with --dim 16; this run has --dim 8", weights(tensors, with_metadata({{"dim", "16"}}))},
         {"other_layers", "lag rope", "saved with --layers 2; this run has --layers 1", weights(tensors, with_metadata({{"layers", "2"}}))},
+        // A NUL byte in a metadata value or a tensor's name is written \x00: the message is not cut there.
+        {"nul_in_task", "lag rope", std::string("saved as lag\\x00evil rope; this run is lag rope; load it"),
+         weights(tensors, with_metadata({{"task", std::string("lag\0evil", 8)}}))},
+        {"nul_in_name", "lag rope", "tensor 'w\\x00x' is not a parameter of this model",
+         [&] { NamedTensors t = tensors; t.emplace_back(std::string("w\0x", 3), Tensor::zeros(Shape{1})); return weights(t, saved.metadata); }()},
         // A field train_position --save records, removed: named, never passed over.
         {"no_lag", "lag rope", "its __metadata__ names the task and scheme but not the lag, which this run depends on",
          weights(tensors, [&] { auto m = saved.metadata; m.erase("lag"); return m; }())},
