@@ -53,8 +53,13 @@ $(foreach f,$(EXERCISE_FIXTURES),$(eval $(call exercise_fixture_rule,$(f))))
 # and the same with the right fixture in its place, which the self-test trains briefly.
 $(EXERCISE_BUILD)/train_%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
-EXERCISE_FIXTURE_TRAINERS := $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/fixtures/%/train_right)
+# A wrong answer whose numbers turn NaN (wrong_nan.cpp, where an exercise has one) is trained too: the
+# run must stop naming the learner's function, not the learning rate.
+EXERCISE_FIXTURE_TRAINERS := $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/fixtures/%/train_right) \
+  $(patsubst tests/exercises/%/wrong_nan.cpp,$(EXERCISE_BUILD)/fixtures/%/train_wrong_nan,$(wildcard $(EXERCISE_TRAINERS:%=tests/exercises/%/wrong_nan.cpp)))
 $(EXERCISE_BUILD)/fixtures/%/train_right: $(EXERCISE_BUILD)/fixtures/%/right.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+$(EXERCISE_BUILD)/fixtures/%/train_wrong_nan: $(EXERCISE_BUILD)/fixtures/%/wrong_nan.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # A time limit on the learner's code: a checker takes seconds (the slowest about 6 s on a busy

@@ -131,6 +131,17 @@ for trainer in "$build"/fixtures/*/train_right; do
         "^exercise-train $name: the same line"
     program_arguments="" seconds=60
 done
+# A wrong answer whose numbers turn NaN stops the training with a line naming the learner's function
+# (it was blamed on the learning rate).
+for trainer in "$build"/fixtures/*/train_wrong_nan; do
+    [ -x "$trainer" ] || continue
+    name=$(basename "$(dirname "$trainer")")
+    program_arguments="lag 0 30" seconds=${EXERCISE_TRAIN_SECONDS:-900}
+    expect "$name, a rotation that gives NaN training the chapter's model" "$trainer" 1 \
+        "^exercise-train $name: your code stopped with an error: [a-z_]+ returned -?nan at \([0-9]+, [0-9]+\) of its \([0-9]+, [0-9]+\) result, from an input of finite numbers" \
+        "!--lr"
+    program_arguments="" seconds=60
+done
 if [ $failed = 0 ]; then
     echo "exercises-selftest: $checked verdicts right, $checkers checkers"
 else

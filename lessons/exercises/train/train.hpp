@@ -7,6 +7,7 @@
 // 2 for bad arguments. Leaves out checking the code itself: make exercise EXERCISE=NAME does that.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <stdexcept>
@@ -30,6 +31,18 @@ inline void require_shape(const char* function, const wai::Tensor& got, const wa
                                     expected.str() + " was expected");
 }
 
+// Throws, naming the learner's function and the place, when what it returned for an input of finite
+// numbers holds NaN or infinity: training would carry it on and end blaming the learning rate.
+inline void require_finite(const char* function, const wai::Tensor& input, const wai::Tensor& got) {
+    for (int64_t i = 0; i < input.numel(); ++i)
+        if (!std::isfinite(input.data()[i])) return;
+    for (int64_t i = 0; i < got.numel(); ++i)
+        if (!std::isfinite(got.data()[i]))
+            throw std::invalid_argument(std::string(function) + " returned " + number(got.data()[i]) + " at " +
+                                        index_in(got.shape(), i) + " of its " + got.shape().str() +
+                                        " result, from an input of finite numbers");
+}
+
 // f (a learner's function of one (T, H) block) on every (T, H) slice of x (..., T, H).
 inline wai::Tensor on_each_slice(const wai::Tensor& x, const char* function,
                                  const std::function<wai::Tensor(const wai::Tensor&)>& f) {
@@ -40,6 +53,7 @@ inline wai::Tensor on_each_slice(const wai::Tensor& x, const char* function,
         std::copy_n(x.data() + start, block.numel(), slice.data());
         const wai::Tensor result = f(slice);
         require_shape(function, result, block);
+        require_finite(function, slice, result);
         std::copy_n(result.data(), block.numel(), out.data() + start);
     }
     return out;
