@@ -5,6 +5,7 @@
 #include "tests/catch.hpp"
 
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
 #include <cstdio>
@@ -115,7 +116,8 @@ TEST_CASE("lesson 00 that cannot write its drawing says so, and its claims still
     // A folder where the DOT file cannot be written (a read-only checkout; here, as root may write
     // anywhere, a folder already standing at the file's path): the lesson says why there is no
     // drawing, and the chapter's claims, which are about the graph, not the disk, hold.
-    const std::filesystem::path folder = std::filesystem::temp_directory_path() / "whereami_lesson00_no_drawing";
+    const std::filesystem::path folder =
+        std::filesystem::temp_directory_path() / ("whereami_lesson00_no_drawing_" + std::to_string(getpid()));
     std::filesystem::remove_all(folder);
     std::filesystem::create_directories(folder / "00_engine_graph.dot");
     std::filesystem::copy_file(lesson_path("00"), folder / "00_engine");
