@@ -89,7 +89,9 @@ check-web-deps:
 	  $(MAKE) --no-print-directory -f platform/debian.mk install-packages PACKAGES="$$missing" || exit 1; fi
 	@command -v $(WEB_NODE) >/dev/null || { echo "web: missing node, which runs Emscripten and the programs (Debian package nodejs)" >&2; exit 1; }
 
-$(WEB_INCLUDE)/.linked:
+# Every object waits for it (order-only), and it waits for Emscripten's set-up: with make -j, objects
+# were compiled beside check-web-deps, before it had installed Emscripten.
+$(WEB_INCLUDE)/.linked: | check-web-deps
 	@mkdir -p $(WEB_INCLUDE)
 	@for library in $(WEB_HEADER_LIBRARIES); do \
 	  test -d $$library || { echo "web: missing $$library (run 'make deps')" >&2; exit 1; }; \
@@ -149,7 +151,7 @@ $(WEB_BUILD)/page/lessons/%.o: lessons/%.cpp $(WEB_FLAGS_FILE) | $(WEB_INCLUDE)/
 	@mkdir -p $(dir $@)
 	$(EMXX) $(WEB_CXXFLAGS) $(WEB_CHECKED_FLAGS) -Dmain=lesson_$* -DWAI_LESSONS_DATA_DIR='"/lessons/data"' -c $< -o $@
 # It names every lesson of the page: made again when the list (lessons.json, below) is.
-$(WEB_BUILD)/page/lessons_page.o: web/lessons_page.cpp $(WEB_FLAGS_FILE) $(WEB_BUILD)/lessons.json
+$(WEB_BUILD)/page/lessons_page.o: web/lessons_page.cpp $(WEB_FLAGS_FILE) $(WEB_BUILD)/lessons.json | $(WEB_INCLUDE)/.linked
 	@mkdir -p $(dir $@)
 	$(EMXX) $(WEB_CXXFLAGS) -DWAI_PAGE_LESSONS='$(foreach l,$(WEB_PAGE_LESSONS),WAI_LESSON($(l)))' -c $< -o $@
 $(WEB_BUILD)/whereami_lessons.js: $(WEB_BUILD)/page/lessons_page.o $(WEB_PAGE_LESSONS:%=$(WEB_BUILD)/page/lessons/%.o) \
