@@ -136,3 +136,27 @@ TEST_CASE("make exercise that cannot write its report says so in one line, and s
     CHECK_FALSE(holds(o.err, "not a verdict"));
     CHECK_FALSE(holds(o.out + o.err, "exercise causal_mask:"));  // no report, earlier or new
 }
+
+TEST_CASE("two make exercise at once, each rebuilding the learner's program, both give the verdict", "[cli][exercises]") {
+    if (!this_sanitize().empty()) return;  // the learner's build is the plain one, as above
+    Folder folder("exercise_twice_at_once");
+    // A learner who saved the file and pressed the key in two terminals: both makes compile and link the
+    // same program, and one ran it while the other wrote it ("Text file busy"). log_length_scale: no other
+    // test runs make exercise on it.
+    const fs::path learner = fs::path(source_dir) / "lessons/exercises/log_length_scale.cpp";
+    for (int round = 0; round < 3; ++round) {
+        INFO("round " << round);
+        fs::last_write_time(learner, fs::file_time_type::clock::now());
+        const std::string make = "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES make --no-print-directory -C " +
+                                 quoted(source_dir) + " exercise EXERCISE=log_length_scale";
+        const Outcome o = script(folder, "(" + make + " > a.out 2>&1; echo $? > a.status) & (" + make +
+                                             " > b.out 2>&1; echo $? > b.status) & wait; cat a.status b.status a.out b.out");
+        INFO("output: " << o.out << o.err);
+        CHECK(o.out.rfind("0\n0\n", 0) == 0);
+        const std::string verdict = "log_length_scale: not solved yet: ";
+        CHECK(o.out.find(verdict) != std::string::npos);
+        CHECK(o.out.find(verdict) != o.out.rfind(verdict));
+        CHECK_FALSE(holds(o.out, "busy"));
+        CHECK_FALSE(holds(o.out, "Error"));
+    }
+}

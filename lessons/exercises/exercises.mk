@@ -29,9 +29,12 @@ EXERCISE_COMPILE = $(CXX) $(CXXFLAGS) $(CHECKED_FLAGS)
 .SECONDARY: $(EXERCISE_PROGRAMS:%=%.o) $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/check/%.o) \
             $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/train/%.o) $(EXERCISE_FIXTURES:%=%.o)
 
+# The learner's object and program are written beside their place and renamed into it: two make
+# exercise at once (two terminals) each see a whole file, never one the other is writing ("Text file
+# busy" when one linked over the program the other was running).
 $(EXERCISE_BUILD)/%.o: lessons/exercises/%.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
-	$(EXERCISE_COMPILE) -c $< -o $@
+	$(EXERCISE_COMPILE) -MT $@ -MF $(@:.o=.d) -c $< -o $@.tmp$$$$ && mv -f $@.tmp$$$$ $@
 $(EXERCISE_BUILD)/fixtures/%.o: tests/exercises/%.cpp $(COMPILE_FLAGS_FILE)
 	@mkdir -p $(dir $@)
 	$(EXERCISE_COMPILE) -c $< -o $@
@@ -42,7 +45,7 @@ $(EXERCISE_BUILD)/fixtures/%.compiler: tests/exercises/%.cpp $(COMPILE_FLAGS_FIL
 	@$(EXERCISE_COMPILE) -MT $@ -MF $@.d -c $< -o $@.o >$@.tmp 2>&1; echo "exit $$?" >>$@.tmp; rm -f $@.o; mv $@.tmp $@
 
 $(EXERCISE_BUILD)/%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/check/%.o $(CHECKED_LIBRARY)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(LDFLAGS) $^ -o $@.tmp$$$$ $(LDLIBS) && mv -f $@.tmp$$$$ $@
 # A fixture is linked with its exercise's checker, in place of the learner's file.
 define exercise_fixture_rule
 $(1): $(1).o $(EXERCISE_BUILD)/check/$(word 1,$(subst /, ,$(patsubst $(EXERCISE_BUILD)/fixtures/%,%,$(1)))).o $(CHECKED_LIBRARY)
@@ -52,7 +55,7 @@ $(foreach f,$(EXERCISE_FIXTURES),$(eval $(call exercise_fixture_rule,$(f))))
 # The training program of an exercise that plugs into the model: the learner's file, train/NAME.cpp;
 # and the same with the right fixture in its place, which the self-test trains briefly.
 $(EXERCISE_BUILD)/train_%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
-	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+	$(CXX) $(LDFLAGS) $^ -o $@.tmp$$$$ $(LDLIBS) && mv -f $@.tmp$$$$ $@
 # A wrong answer whose numbers turn NaN (wrong_nan.cpp, where an exercise has one) is trained too: the
 # run must stop naming the learner's function, not the learning rate.
 EXERCISE_FIXTURE_TRAINERS := $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/fixtures/%/train_right) \
@@ -111,12 +114,12 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   # printed before it (checker_status.sh).
   EXERCISE_REPORT_FILE := $(EXERCISE_BUILD)/$(EXERCISE).report
   EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
-                       report=$(EXERCISE_REPORT_FILE); rm -f $$report $$report.verdict 2>/dev/null; \
-                       ( : > $$report && : > $$report.verdict ) 2>/dev/null || { echo unwritable; exit 0; }; \
+                       rm -f $(EXERCISE_REPORT_FILE) 2>/dev/null; [ ! -e $(EXERCISE_REPORT_FILE) ] || { echo unwritable; exit 0; }; \
+                       report=$$(mktemp $(EXERCISE_REPORT_FILE).XXXXXX 2>/dev/null) || { echo unwritable; exit 0; }; \
                        ( $(exercise_limits) exec $(BUILD)/contain --verdict $$report.verdict $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
                        status=$$?; cat $$report 1>&2; \
                        case $$status in (0|1|10) grep -qE '^$(EXERCISE): (solved|not solved yet|wrong answer)' $$report.verdict || status=ended-$$status ;; esac; \
-                       echo $$status)
+                       rm -f $$report.verdict; mv -f $$report $(EXERCISE_REPORT_FILE); echo $$status)
   ifeq ($(EXERCISE_REPORT),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
@@ -137,15 +140,14 @@ exercise:
 ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_TRAINERS)),,$(error make exercise-train: EXERCISE must be one that plugs into the model: $(EXERCISE_TRAINERS)))
   EXERCISE_TRAINING := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
-                         verdict=$(EXERCISE_BUILD)/train_$(EXERCISE).verdict; rm -f $$verdict 2>/dev/null; \
-                         ( : > $$verdict ) 2>/dev/null || { echo unwritable; exit 0; }; \
+                         verdict=$$(mktemp $(EXERCISE_BUILD)/train_$(EXERCISE).verdict.XXXXXX 2>/dev/null) || { echo unwritable; exit 0; }; \
                          ( $(exercise_limits) exec $(BUILD)/contain --verdict $$verdict $(EXERCISE_TRAIN_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) ) 1>&2; \
-                         status=$$?; case $$status in (0|1|10) grep -q '^exercise-train $(EXERCISE): ' $$verdict || status=ended-$$status ;; esac; echo $$status)
+                         status=$$?; case $$status in (0|1|10) grep -q '^exercise-train $(EXERCISE): ' $$verdict || status=ended-$$status ;; esac; rm -f $$verdict; echo $$status)
   ifeq ($(EXERCISE_TRAINING),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
   ifeq ($(EXERCISE_TRAINING),unwritable)
-    $(error exercise-train $(EXERCISE): cannot write $(EXERCISE_BUILD)/train_$(EXERCISE).verdict (a read-only build folder?); give a writable one with BUILD=)
+    $(error exercise-train $(EXERCISE): cannot write a file in $(EXERCISE_BUILD) (a read-only build folder?); give a writable one with BUILD=)
   endif
   ifneq ($(filter 1 2,$(EXERCISE_TRAINING)),)
     $(error exercise-train $(EXERCISE): your line differs from the library's, or the run could not start (above))
