@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -114,6 +115,12 @@ void prepare_process(char** argv) {
     if (kernels_named || waits_chosen)
         execv("/proc/self/exe", argv);  // returns only if it failed; then carry on with the libraries' defaults
     watch_standard_output(program_name(argv[0]));
+    // OMP_THREAD_LIMIT caps every parallel region, but OpenBLAS sizes its own from OMP_NUM_THREADS or
+    // the CPUs: asked for more threads than a region can have, its threaded products wait for ever on
+    // the threads that never come (a spin at 100% CPU). Both are held to the limit.
+    const int limit = omp_get_thread_limit();
+    if (openblas_get_num_threads() > limit) openblas_set_num_threads(limit);
+    if (omp_get_max_threads() > limit) omp_set_num_threads(limit);
     check_room_for_threads(omp_get_max_threads());
     reserve_blas_buffers();
 }
@@ -121,7 +128,7 @@ void prepare_process(char** argv) {
 void set_threads(int thread_count) {
     // No more threads than free cores (startup/thread_policy.hpp), for a count asked for or the environment's.
     const int asked = thread_count > 0 ? thread_count : omp_get_max_threads();
-    const int used = threads_for_free_cores(asked);
+    const int used = std::min(threads_for_free_cores(asked), omp_get_thread_limit());  // OMP_THREAD_LIMIT, as above
     if (thread_count <= 0 && used == asked) return;
     check_room_for_threads(used);
     omp_set_num_threads(used);

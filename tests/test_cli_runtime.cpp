@@ -77,6 +77,16 @@ TEST_CASE("thread counts in the environment are bounded, and checked before Open
             }
     CHECK(cases == 3 * 11 * 4);
     CHECK(script(folder, "OMP_NUM_THREADS=1 exec " + program_path("train_position") + " " + tiny_line("lag rope 0")).status == 0);
+    // OMP_THREAD_LIMIT caps OpenMP's regions; OpenBLAS, sized from the CPUs or OMP_NUM_THREADS, is held to
+    // it too (asked for more threads than a region can have, its threaded products waited for ever).
+    for (const std::string threads : {"", " --threads 2", " --threads 8"}) {
+        INFO("OMP_THREAD_LIMIT=1, OMP_NUM_THREADS=2," << threads);
+        const Outcome o = script(folder, "OMP_THREAD_LIMIT=1 OMP_NUM_THREADS=2 exec " + program_path("train_position") +
+                                             " lag rope 0 --steps 1 --dim 8 --mlp 8 --layers 1 --batch 2 --eval-seqs 2 --verbose" + threads);
+        INFO("stderr: " << o.err);
+        CHECK(o.status == 0);
+        CHECK(holds(o.err, "; 1 OpenMP thread, OpenBLAS 1\n"));
+    }
 }
 
 TEST_CASE("under an address-space limit a run ends with one out-of-memory line, never a spin in OpenBLAS", "[cli]") {
