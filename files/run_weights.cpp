@@ -37,6 +37,13 @@ std::map<std::string, std::string> saved_for(const RunConfig& c) {
     return saved;
 }
 
+// A value from a file's metadata as a message quotes it: past 80 characters, its first 60 and how many
+// more there are (a value of 100,000 characters made a line of 100,000).
+std::string shortened(const std::string& value) {
+    if (value.size() <= 80) return value;
+    return value.substr(0, 60) + "... (" + std::to_string(value.size() - 60) + " more characters)";
+}
+
 // "" when nothing is at `path` or it is a weights file (safetensors, as read_weights_file reads it);
 // otherwise what is wrong with it. The first bytes are looked at before the file is read whole, so a
 // large file of another kind is told at once.
@@ -67,9 +74,9 @@ void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model)
     const auto task = file.metadata.find("task"), scheme = file.metadata.find("scheme");
     const bool has_task = task != file.metadata.end(), has_scheme = scheme != file.metadata.end();
     if ((has_task && task->second != c.task) || (has_scheme && scheme->second != c.scheme))
-        throw std::runtime_error(nul_shown(fault + "saved as " + (has_task ? task->second : "(no task)") + " " +
-                                           (has_scheme ? scheme->second : "(no scheme)") + "; this run is " + c.task + " " +
-                                           c.scheme + "; load it into a run of the task and scheme it was saved as"));
+        throw std::runtime_error(nul_shown(fault + "saved as " + (has_task ? shortened(task->second) : "(no task)") + " " +
+                                           (has_scheme ? shortened(scheme->second) : "(no scheme)") + "; this run is " + c.task +
+                                           " " + c.scheme + "; load it into a run of the task and scheme it was saved as"));
     // Every size and task parameter the file records must be this run's. The tensors' shapes hold most
     // sizes, but not the number of heads (a file saved with other heads would load and split its
     // attention another way, silently), the lag or the training length (the task and the scaled test
@@ -94,7 +101,7 @@ void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model)
                                      ", which this run depends on (train_position --save records it as \"" + key +
                                      "\"); save the model again with train_position --save");
         if (saved != file.metadata.end() && saved->second != value)
-            throw std::runtime_error(nul_shown(fault + "saved with --" + key + " " + saved->second + "; this run has --" + key +
+            throw std::runtime_error(nul_shown(fault + "saved with --" + key + " " + shortened(saved->second) + "; this run has --" + key +
                                                " " + value + "; give the " + key + " it was saved with"));
     }
     const WeightsLayout layout = weights_layout(file, model, f.load_path);
@@ -141,7 +148,14 @@ RunResult run_experiment(const RunConfig& c, const RunFiles& f, const ProgressFu
     if (!f.load_path.empty()) load_run_weights(c, f, *model);
     RunResult result;
     train(*model, c, result, progress);
-    if (!f.save_path.empty()) save_weights(f.save_path, *model, {}, saved_for(c), f.save_layout);
+    if (!f.save_path.empty()) {
+        // Checked again: a file of another kind may have been put there while the model trained.
+        const std::string what_is_there = not_a_weights_file(f.save_path);
+        if (!what_is_there.empty())
+            throw std::runtime_error("--save " + f.save_path + ": a file that is not a weights file was put there during the run (" +
+                                     what_is_there + "); it was kept, and the trained weights were not saved");
+        save_weights(f.save_path, *model, {}, saved_for(c), f.save_layout);
+    }
     test_model(*model, c, result);
     return result;
 }

@@ -1,29 +1,38 @@
 // contain: runs a learner's exercise program so that nothing in it can outlive its time limit, flood
 // the terminal or the disk, or forge the checker's verdict (make exercise, make exercises,
 // make exercise-train and the exercises' self-test run every learner's program through it).
-//   contain [--verdict FILE] [--output-bytes N] SECONDS PROGRAM [ARGUMENTS...]
+//   contain [--verdict FILE] [--output-bytes N] [--subreaper] SECONDS PROGRAM [ARGUMENTS...]
+//   contain --mode     prints how it would contain a program here: "pid namespace" or "subreaper"
+//   (--subreaper: the second way even where the first is allowed, as the tests hold both)
+// - Processes: where the kernel allows it (root, or a user namespace of the user's own), the program
+//   runs in a PID namespace of its own, under a small init that waits for it: nothing in it can see
+//   or signal anything outside (a kill of its parent, SIGSTOP included, reaches only that init, which
+//   ignores it), and when the init ends, the kernel kills every process left in the namespace, however
+//   it forked (setsid, a daemon's double fork, a process that forks and ends in a loop). Elsewhere (a
+//   chroot, a container without namespaces) this program is the subreaper of everything the program
+//   starts (prctl PR_SET_CHILD_SUBREAPER) and kills its descendants, found through /proc alone (no
+//   procps), round after round until it has no child at all; the program dies with it (parent-death
+//   signal) if its code kills it. Either way one line on standard error says how many were left.
 // - Time: at SECONDS the program and every process it started get SIGKILL, which no code can
 //   ignore or block; the exit status is then 124, as timeout's.
-// - Processes: this program is their subreaper (prctl PR_SET_CHILD_SUBREAPER), so a process the
-//   learner's code started stays its descendant even after its parent ends or it leaves the process
-//   group or the session (setpgid, setsid, a daemon's double fork). When the program ends, or at the
-//   limit, every descendant still running is killed, found through /proc alone (no procps), and one
-//   line on standard error says how many were left.
 // - Output: the program's standard output and error, both through one pipe, are passed on to
 //   standard output up to N bytes (default 1 MiB, far above any checker's report); past that they are
 //   read and dropped, and one line says where the cut was; the checker's verdict (below) is then
 //   printed again at the end, since its own line was among what was dropped.
-// - Verdict: with --verdict, the program finds a pipe's descriptor in WAI_VERDICT_FD, and whatever
-//   the checker writes there (its verdict line, exercise.hpp) is written to FILE at the end, empty when
-//   nothing came. What the learner's code prints reaches only the output, so a printed "solved" line
-//   is never a verdict.
+// - Verdict: with --verdict, the program finds a pipe's descriptor in WAI_VERDICT_FD and a random
+//   token in WAI_VERDICT_TOKEN; the lines the checker writes there beginning with the token (its
+//   verdict line, exercise.hpp) are written to FILE without it at the end, and nothing else: what the
+//   learner's code prints, or writes to every descriptor it can, is never a verdict.
 // Exit status: the program's own; 128 + N when a signal N ended it; 124 at the time limit; 125 for
 // this program's own usage errors, 127 when PROGRAM cannot be started.
 // Leaves out the memory limit (the callers set ulimit -v) and code that attacks the checker from
-// inside its own process: the learner's code is linked into it, so it can do what the checker can.
+// inside its own process, reading the token from the environment before the checker takes it: the
+// learner's code is linked into the checker, so it can do what the checker can. In the subreaper
+// mode, code that stops this program (SIGSTOP to its parent) stops the run with it.
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -37,6 +46,7 @@
 #include <cstring>
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -65,6 +75,14 @@ bool read_stat(pid_t pid, pid_t& parent, char& state) {
     return true;
 }
 
+// This process's pid as /proc names it: in a PID namespace of its own getpid() answers the
+// namespace's number (1 for its init), while /proc, mounted outside it, lists the machine's.
+pid_t pid_in_proc() {
+    char link[32] = {};
+    const ssize_t n = readlink("/proc/self", link, sizeof link - 1);
+    return n > 0 ? static_cast<pid_t>(std::atol(link)) : getpid();
+}
+
 // Every live (not yet zombie) descendant of this process, by walking parent links through /proc.
 std::set<pid_t> live_descendants() {
     std::vector<std::pair<pid_t, pid_t>> links;  // (pid, parent)
@@ -82,32 +100,39 @@ std::set<pid_t> live_descendants() {
         }
         closedir(proc);
     }
-    std::set<pid_t> family{getpid()};
+    const pid_t self = pid_in_proc();
+    std::set<pid_t> family{self};
     for (bool grew = true; grew;) {
         grew = false;
         for (const auto& [pid, parent] : links)
             if (family.count(parent) && family.insert(pid).second) grew = true;
     }
-    family.erase(getpid());
+    family.erase(self);
     for (pid_t z : zombies) family.erase(z);
     return family;
 }
 
-void reap_all() {
-    while (waitpid(-1, nullptr, WNOHANG) > 0) {
+// Kills every descendant and reaps it, round after round, until this process has no child at all
+// (waitpid's ECHILD): a descendant whose parent was killed becomes its child (the subreaper), so one
+// that forks and ends in a loop is caught on a later round, never missed by a /proc scan's timing.
+// Returns the descendants it killed, except `spared` (the program itself).
+std::set<pid_t> kill_descendants(pid_t spared) {
+    std::set<pid_t> killed;
+    for (;;) {
+        for (pid_t pid : live_descendants()) {
+            kill(pid, SIGKILL);
+            if (pid != spared) killed.insert(pid);
+        }
+        bool children_left = false;
+        for (;;) {
+            const pid_t reaped = waitpid(-1, nullptr, WNOHANG);
+            if (reaped > 0) continue;
+            children_left = !(reaped < 0 && errno == ECHILD);
+            break;
+        }
+        if (!children_left) return killed;
+        usleep(1000);
     }
-}
-
-// Kills every descendant until none is left (one forking while it is killed is found next round).
-void kill_descendants() {
-    for (int round = 0; round < 10000; ++round) {
-        const std::set<pid_t> left = live_descendants();
-        if (left.empty()) break;
-        for (pid_t pid : left) kill(pid, SIGKILL);
-        usleep(2000);
-        reap_all();
-    }
-    reap_all();
 }
 
 bool write_all(int fd, const char* data, size_t size) {
@@ -121,10 +146,70 @@ bool write_all(int fd, const char* data, size_t size) {
     return true;
 }
 
+bool write_text(const std::string& path, const std::string& text) {
+    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    const bool ok = write_all(fd, text.data(), text.size());
+    close(fd);
+    return ok;
+}
+
+// Enters a PID namespace for the children this process starts next: as root directly, otherwise in a
+// user namespace of its own with the same user and group inside. False where the kernel refuses (a
+// chroot, a container's seccomp filter), and then nothing has changed.
+bool enter_pid_namespace() {
+    if (unshare(CLONE_NEWPID) == 0) return true;
+    const uid_t uid = getuid();
+    const gid_t gid = getgid();
+    if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) return false;
+    const bool mapped = write_text("/proc/self/setgroups", "deny") &&
+                        write_text("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n") &&
+                        write_text("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
+    if (!mapped) {
+        std::fprintf(stderr, "contain: cannot map the user into its own namespace (%s)\n", std::strerror(errno));
+        std::exit(125);
+    }
+    return true;
+}
+
+// "pid namespace" or "subreaper", asked of a child, so that this process is left as it was.
+const char* mode_here() {
+    const pid_t probe = fork();
+    if (probe == 0) _exit(enter_pid_namespace() ? 0 : 1);
+    int status = 1;
+    if (probe > 0) waitpid(probe, &status, 0);
+    return probe > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "pid namespace" : "subreaper";
+}
+
+// 16 random hex digits (the kernel's random source, or the clock and pid where it cannot be read).
+std::string random_token() {
+    unsigned char bytes[8] = {};
+    std::ifstream random("/dev/urandom", std::ios::binary);
+    if (!random.read(reinterpret_cast<char*>(bytes), sizeof bytes)) {
+        const unsigned long long mix = static_cast<unsigned long long>(now_seconds() * 1e9) ^ (static_cast<unsigned long long>(getpid()) << 32);
+        for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(mix >> (8 * i));
+    }
+    std::string token;
+    for (unsigned char b : bytes) {
+        token += "0123456789abcdef"[b >> 4];
+        token += "0123456789abcdef"[b & 15];
+    }
+    return token;
+}
+
+// The lines of `text` that begin with the token and a space, without them.
+std::string verdict_lines(const std::string& text, const std::string& token) {
+    std::istringstream lines(text);
+    std::string line, kept;
+    while (std::getline(lines, line))
+        if (line.rfind(token + " ", 0) == 0) kept += line.substr(token.size() + 1) + "\n";
+    return kept;
+}
+
 int usage(const std::string& why) {
     std::fprintf(stderr,
-                 "contain: %s\nusage: contain [--verdict FILE] [--output-bytes N] SECONDS PROGRAM [ARGUMENTS...] "
-                 "(SECONDS and N whole numbers above 0)\n",
+                 "contain: %s\nusage: contain [--verdict FILE] [--output-bytes N] [--subreaper] SECONDS PROGRAM [ARGUMENTS...] "
+                 "(SECONDS and N whole numbers above 0), or contain --mode\n",
                  why.c_str());
     return 125;
 }
@@ -141,14 +226,33 @@ long long whole_number(const char* text, long long most) {
     return value;
 }
 
+// 128 + the signal for a status that ended by one, else the exit status.
+int status_code(int status) { return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status); }
+
+void say_left(const std::string& name, size_t left) {
+    if (left > 0)
+        std::fprintf(stderr, "%s: your code left %zu process(es) running after the program ended (a fork, perhaps); they were stopped\n",
+                     name.c_str(), left);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    if (argc == 2 && std::string(argv[1]) == "--mode") {
+        std::printf("%s\n", mode_here());
+        return 0;
+    }
     std::string verdict_file;
     long long output_bytes = 1 << 20;
+    bool subreaper_only = false;
     int i = 1;
     for (; i < argc && std::strncmp(argv[i], "--", 2) == 0; i += 2) {
         const std::string flag = argv[i];
+        if (flag == "--subreaper") {
+            subreaper_only = true;
+            --i;
+            continue;
+        }
         if (i + 1 >= argc) return usage(flag + " needs a value");
         if (flag == "--verdict")
             verdict_file = argv[i + 1];
@@ -175,19 +279,21 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "contain: cannot make a pipe (%s)\n", std::strerror(errno));
         return 125;
     }
+    const std::string token = random_token();
     struct sigaction action {};
     action.sa_handler = on_signal;
     sigaction(SIGINT, &action, nullptr);
     sigaction(SIGTERM, &action, nullptr);
     signal(SIGPIPE, SIG_IGN);
+    const pid_t contain_pid = getpid();
+    const bool in_namespace = !subreaper_only && enter_pid_namespace();
 
-    const pid_t child = fork();
-    if (child < 0) {
-        std::fprintf(stderr, "contain: cannot start %s (%s)\n", program[0], std::strerror(errno));
-        return 125;
-    }
-    if (child == 0) {
+    // The learner's program: its output to the pipe, the verdict's descriptor and token in its
+    // environment, killed if this process dies (the subreaper mode: code that kills its parent).
+    const auto start_program = [&]() {
         setpgid(0, 0);  // a group of its own, so a terminal's ^C reaches contain, which stops it all
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        if (!in_namespace && getppid() != contain_pid) _exit(125);  // contain ended before the signal was set
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
@@ -196,12 +302,55 @@ int main(int argc, char** argv) {
         if (verdict[1] >= 0) {
             const int fd = fcntl(verdict[1], F_DUPFD, 10);  // without close-on-exec
             setenv("WAI_VERDICT_FD", std::to_string(fd).c_str(), 1);
+            setenv("WAI_VERDICT_TOKEN", token.c_str(), 1);
         } else {
             unsetenv("WAI_VERDICT_FD");
+            unsetenv("WAI_VERDICT_TOKEN");
         }
         execvp(program[0], program);
         std::fprintf(stderr, "contain: cannot start %s (%s)\n", program[0], std::strerror(errno));
         _exit(127);
+    };
+
+    const pid_t child = fork();
+    if (child < 0) {
+        std::fprintf(stderr, "contain: cannot start %s (%s)\n", program[0], std::strerror(errno));
+        return 125;
+    }
+    if (child == 0) {
+        if (!in_namespace) start_program();
+        // The namespace's init (pid 1 there): starts the program, reaps what is orphaned to it, and when
+        // the program ends says how many processes were left and ends with the program's status; the
+        // kernel then kills every process left in the namespace. A signal from inside it (the program's
+        // kill of its parent) reaches an init only through a handler, and it has none.
+        signal(SIGINT, SIG_IGN);
+        signal(SIGTERM, SIG_IGN);
+        const pid_t learner = fork();
+        if (learner < 0) _exit(125);
+        if (learner == 0) start_program();
+        close(output[1]);
+        if (verdict[1] >= 0) close(verdict[1]);
+        int status = 0;
+        for (;;) {
+            int s = 0;
+            const pid_t reaped = waitpid(-1, &s, 0);
+            if (reaped == learner) {
+                status = s;
+                break;
+            }
+            if (reaped < 0 && errno != EINTR) _exit(125);
+        }
+        // Orphans are this init's children: a live one after the zombies are reaped means one was left,
+        // though a scan of /proc can miss a process that forks and ends in a loop.
+        size_t left = live_descendants().size();
+        for (;;) {
+            const pid_t reaped = waitpid(-1, nullptr, WNOHANG);
+            if (reaped > 0) continue;
+            if (reaped == 0) left = std::max<size_t>(left, 1);
+            break;
+        }
+        say_left(name, left);
+        _exit(status_code(status));
     }
     close(output[1]);
     if (verdict[1] >= 0) close(verdict[1]);
@@ -213,7 +362,7 @@ int main(int argc, char** argv) {
     bool ended = false;
     std::string verdict_text;
     char buffer[65536];
-    std::set<pid_t> left;
+    size_t left = 0;
 
     const std::string cut_line = "\n" + name + ": your code printed more than " + std::to_string(output_bytes) +
                                  " bytes; the rest of what the program printed was not shown\n";
@@ -239,7 +388,7 @@ int main(int argc, char** argv) {
             const ssize_t n = read(verdict[0], buffer, sizeof buffer);
             if (n <= 0) {
                 if (n == 0 || errno != EINTR) verdict_open = false;
-            } else if (verdict_text.size() < 4096) {
+            } else if (verdict_text.size() < 65536) {
                 verdict_text.append(buffer, static_cast<size_t>(n));
             }
         }
@@ -248,15 +397,17 @@ int main(int argc, char** argv) {
 
     while (!ended) {
         if (interrupted) {
-            kill_descendants();
+            kill_descendants(child);
             return 128 + interrupted;
         }
         if (now_seconds() >= deadline) {
             timed_out = true;
-            left = live_descendants();
-            left.erase(child);
-            kill_descendants();
-            waitpid(child, &status, 0);
+            // The program (and in the namespace mode its init) are not counted as left behind.
+            const size_t running = live_descendants().size();
+            const size_t own = in_namespace ? 2 : 1;
+            left = running > own ? running - own : 0;
+            kill(child, SIGKILL);  // in the namespace mode, the kernel then kills every process in it
+            kill_descendants(child);
             break;
         }
         if (output_open || verdict_open)
@@ -266,31 +417,30 @@ int main(int argc, char** argv) {
         if (waitpid(child, &status, WNOHANG) == child) ended = true;
     }
     if (!timed_out) {
-        left = live_descendants();
         // What the program wrote before it ended is in the pipes: passed on before the kills, which
         // could otherwise cut a report short when a process it left holds the pipe too.
         const double settle_until = now_seconds() + 1;  // a process left writing without end is not waited for
         while ((output_open || verdict_open) && now_seconds() < settle_until && read_pipes(0)) {
         }
-        kill_descendants();
+        // In the namespace mode its init has said how many were left, and their namespace is gone.
+        const size_t killed = kill_descendants(child).size();
+        if (!in_namespace) left = killed;
     }
     // Every descendant is gone, so the pipes are at their ends: the rest of the output and the verdict.
     const double drain_until = now_seconds() + 5;
     while ((output_open || verdict_open) && now_seconds() < drain_until) read_pipes(100);
+    const std::string verdict_said = verdict_lines(verdict_text, token);
     // Past the cut the checker's own verdict line was dropped with the rest: said again, from the verdict.
-    if (cut && !verdict_text.empty()) write_all(STDOUT_FILENO, verdict_text.data(), verdict_text.size());
-    if (!left.empty())
-        std::fprintf(stderr, "%s: your code left %zu process(es) running after the program ended (a fork, perhaps); they were stopped\n",
-                     name.c_str(), left.size());
+    if (cut && !verdict_said.empty()) write_all(STDOUT_FILENO, verdict_said.data(), verdict_said.size());
+    say_left(name, left);
     if (!verdict_file.empty()) {
         std::ofstream out(verdict_file, std::ios::trunc);
-        out << verdict_text;
+        out << verdict_said;
         if (!out) {
             std::fprintf(stderr, "contain: cannot write the verdict to %s\n", verdict_file.c_str());
             return 125;
         }
     }
     if (timed_out) return 124;
-    if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
-    return WEXITSTATUS(status);
+    return status_code(status);
 }

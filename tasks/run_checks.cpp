@@ -73,8 +73,11 @@ void validate(const RunConfig& c) {
         for (int64_t length : c.test_lengths) longest = std::max(longest, length);
         if (spec.value * static_cast<double>(longest - 1) > std::numeric_limits<float>::max())
         {
+            // Three digits, rounded down: the slope said is one that is taken.
+            const double largest = std::numeric_limits<float>::max() / static_cast<double>(longest - 1);
+            const double unit = std::pow(10.0, std::floor(std::log10(largest)) - 2);
             char most[32];
-            std::snprintf(most, sizeof most, "%.3g", std::numeric_limits<float>::max() / static_cast<double>(longest - 1));
+            std::snprintf(most, sizeof most, "%.3g", std::floor(largest / unit) * unit);
             throw std::invalid_argument(c.scheme + ": the penalty, slope x distance, passes float32's largest number (3.4e38) "
                                         "at distance " + std::to_string(longest - 1) + "; with these lengths the slope must be "
                                         "at most " + most);

@@ -169,7 +169,9 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
     for (const std::string spec : {"alibi:1e39", "alibi:1e-320", "alibi:1e-39"})
         refused(concat({"lag", spec, "0"}, tiny), "an ALiBi slope must be a normal float32 number above 0, from 1.2e-38 to 3.4e38");
     refused(concat({"lag", "alibi:1e37", "0"}, tiny), "alibi:1e37: the penalty, slope x distance, passes float32's largest number "
-                                                       "(3.4e38) at distance 127; with these lengths the slope must be at most 2.68e+36");
+                                                       "(3.4e38) at distance 127; with these lengths the slope must be at most 2.67e+36");
+    // The largest said is taken.
+    CHECK(run(folder, "train_position", concat({"lag", "alibi:2.67e36", "0", "--check-flags"}, tiny)).status == 0);
     for (const std::string spec : {"pi:1e300", "ntk:4097", "yarn:100000", "yarn-paper:0.5"})
         refused(tiny_with({"--extend", spec}, "lag rope 0"), "the factor s must be from 1 to 4096");
     refused(tiny_with({"--steps", "1000000000000"}), "--steps must be at most 100000, got 1000000000000");

@@ -4,6 +4,8 @@
 // (programs/contain.cpp) stops what a learner's code left running with /proc alone (no procps), even
 // a process that left the session, and stops at the limit a program that ignores SIGTERM.
 // Leaves out the checkers' verdicts on their fixtures (lessons/exercises/selftest.sh, make test runs it).
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -87,34 +89,63 @@ int holding(const fs::path& file) {
 
 }  // namespace
 
-TEST_CASE("make exercise's containment needs no procps: what the learner's code left running is counted and stopped with /proc alone", "[cli][exercises]") {
+// The processes running `program` (by /proc/PID/exe): none may outlive a contained run.
+int running(const fs::path& program) {
+    int n = 0;
+    for (const auto& process : fs::directory_iterator("/proc")) {
+        std::error_code error;
+        if (fs::read_symlink(process.path() / "exe", error) == program) ++n;
+    }
+    return n;
+}
+
+TEST_CASE("make exercise's containment: nothing the learner's code starts outlives the run, in either of contain's modes", "[cli][exercises]") {
     if (!this_sanitize().empty()) return;  // the fixtures come from the plain build, as above
-    Folder folder("contain_no_procps");
-    // An empty PATH: no pgrep, as on debootstrap's minbase or a container's image, where a count that
-    // needed it came out 0 and the child, holding the output open, kept make exercises-selftest
-    // waiting for ever. A process that left the session (setsid) is found as well, and a program that
-    // ignores SIGTERM and blocks every signal is stopped at the limit, on time.
+    Folder folder("contain_modes");
+    const std::string contain = build_dir + "/contain";
+    // The PID namespace where the kernel allows it, and the subreaper mode always (a chroot's, a container's).
+    const std::string here = script(folder, quoted(contain) + " --mode").out;
+    std::vector<std::string> modes = {"--subreaper"};
+    if (here == "pid namespace\n") modes.push_back("");
+    else WARN("contain's PID namespace is not allowed here (" << here << "): its subreaper mode alone is tested");
     const struct {
         std::string fixture, seconds;
-        int status, left;
-    } cases[] = {{"right_leaves_a_child", "60", 0, 1},
-                 {"right_leaves_a_session", "60", 0, 1},
-                 {"endless_with_a_child", "2", 124, 1},
-                 {"endless_ignores_sigterm", "2", 124, 0}};
-    for (const auto& c : cases) {
-        INFO(c.fixture);
-        const fs::path program = fs::canonical(build_dir + "/exercises/fixtures/topological_order/" + c.fixture);
-        // Under coreutils' timeout with SIGKILL (status 137), so that a containment that fails to stop the
-        // program fails this case instead of leaving make test waiting.
-        const Outcome o = script(folder, "cd " + quoted(source_dir) + " && PATH= /usr/bin/timeout -s KILL 300 " +
-                                             quoted(build_dir + "/contain") + " " + c.seconds + " " + quoted(program.string()),
-                                 c.fixture);
+        int status;
+        bool left;
+    } cases[] = {{"right_leaves_a_child", "60", 0, true},
+                 {"right_leaves_a_session", "60", 0, true},
+                 {"right_leaves_a_hopper", "60", 0, true},
+                 {"endless_with_a_child", "2", 124, true},
+                 {"endless_ignores_sigterm", "2", 124, false}};
+    for (const std::string& mode : modes)
+        for (const auto& c : cases) {
+            INFO(c.fixture << " " << (mode.empty() ? "in a PID namespace" : mode));
+            const fs::path program = fs::canonical(build_dir + "/exercises/fixtures/topological_order/" + c.fixture);
+            // An empty PATH: no pgrep, as on debootstrap's minbase or a container's image. Under coreutils'
+            // timeout with SIGKILL (status 137), so that a containment that fails to stop the program fails
+            // this case instead of leaving make test waiting.
+            const Outcome o = script(folder, "cd " + quoted(source_dir) + " && PATH= /usr/bin/timeout -s KILL 300 " +
+                                                 quoted(contain) + " " + mode + " " + c.seconds + " " + quoted(program.string()),
+                                     c.fixture);
+            INFO("stdout: " << o.out << "\nstderr: " << o.err);
+            CHECK(o.status == c.status);
+            CHECK(holds(o.err, ": your code left ") == c.left);
+            // Nothing it started outlives it: no process runs the program, none holds its output.
+            CHECK(running(program) == 0);
+            CHECK(holding(folder.file(c.fixture + ".out")) == 0);
+            CHECK(holding(folder.file(c.fixture + ".err")) == 0);
+        }
+    // Code that sends SIGSTOP and SIGKILL to its parent: in the namespace that is the namespace's init,
+    // which ignores both, and the run ends at the limit; in the subreaper mode it is contain, killed, and
+    // the program dies with it (its parent-death signal) instead of running on under init.
+    const fs::path stopper = fs::canonical(build_dir + "/exercises/fixtures/topological_order/endless_stops_its_parent");
+    for (const std::string& mode : modes) {
+        INFO("endless_stops_its_parent " << (mode.empty() ? "in a PID namespace" : mode));
+        const Outcome o = script(folder, "/usr/bin/timeout -s KILL 60 " + quoted(contain) + " " + mode + " 2 " + quoted(stopper.string()));
         INFO("stdout: " << o.out << "\nstderr: " << o.err);
-        CHECK(o.status == c.status);
-        CHECK(holds(o.err, c.fixture + ": your code left 1 process(es) running after the program ended") == (c.left == 1));
-        // Nothing it started outlives it: no process holds its output (right_leaves_a_child's is a sleep).
-        CHECK(holding(folder.file(c.fixture + ".out")) == 0);
-        CHECK(holding(folder.file(c.fixture + ".err")) == 0);
+        CHECK(o.status == (mode.empty() ? 124 : 137));
+        for (int tries = 0; tries < 50 && running(stopper) > 0; ++tries) usleep(100000);  // the parent-death signal's delivery
+        CHECK(running(stopper) == 0);
     }
 }
 

@@ -185,6 +185,9 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
          weights(tensors, with_metadata({{"task", std::string("lag\0evil", 8)}}))},
         {"nul_in_name", "lag rope", "tensor 'w\\x00x' is not a parameter of this model",
          [&] { NamedTensors t = tensors; t.emplace_back(std::string("w\0x", 3), Tensor::zeros(Shape{1})); return weights(t, saved.metadata); }()},
+        // A value of 100,000 characters is shortened in the message, which stays a readable line.
+        {"long_scheme", "lag rope", "saved as lag " + std::string(60, 'r') + "... (99940 more characters); this run is lag rope",
+         weights(tensors, with_metadata({{"scheme", std::string(100000, 'r')}}))},
         // A field train_position --save records, removed: named, never passed over.
         {"no_lag", "lag rope", "its __metadata__ names the task and scheme but not the lag, which this run depends on",
          weights(tensors, [&] { auto m = saved.metadata; m.erase("lag"); return m; }())},
@@ -252,6 +255,14 @@ TEST_CASE("train_position --save replaces only a weights file: any other file is
         CHECK_THAT(o.err, ContainsSubstring(c.message));
         CHECK(read_bytes(path) == c.bytes);
     }
+    // A file of another kind put at the path while the model trains is kept, and the run fails saying so.
+    const std::string late = folder.file("late.txt");
+    const Outcome o = script(folder, program_path("train_position") + " lag rope 0 --steps 400 --eval-seqs 2 --threads 1 --save " +
+                                         quoted(late) + " & sleep 1; printf 'my notes\\n' > " + quoted(late) + "; wait $!");
+    INFO("stderr: " << o.err);
+    CHECK(o.status == 1);
+    CHECK(holds(o.err, "--save " + late + ": a file that is not a weights file was put there during the run"));
+    CHECK(read_bytes(late) == "my notes\n");
 }
 
 TEST_CASE("train_position --load: a huge file is judged by its header first, never read whole, and its own size is named "

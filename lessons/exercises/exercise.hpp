@@ -8,8 +8,9 @@
 //   NAME: wrong answer      1   (a comparison failed, the learner's code threw, even a non-std::exception,
 //                                or ended the program with exit() before the verdict)
 // With --brief it prints only its one verdict line (the progress board, make exercises, uses that).
-// Run by make's exercise goals (through build/contain), the verdict line is also written to the
-// descriptor WAI_VERDICT_FD names, and only that counts: a line the learner's code prints is output.
+// Run by make's exercise goals (through build/contain), the verdict line is also written, with a token
+// only contain and the checker know, to the descriptor WAI_VERDICT_FD names, and only that counts: a
+// line the learner's code prints, or writes to every descriptor it can, is output.
 // Leaves out the exercises themselves: lessons/exercises/NAME.hpp and NAME.cpp, check/NAME.cpp.
 #pragma once
 #include <cmath>
@@ -178,17 +179,35 @@ inline std::string not_a_std_exception() {
 // judged ends the program with `message` and exit status 1, rather than with a status that reads as
 // a verdict (exit(0) would read as "solved"). Only in the process that armed it: a forked child's
 // exit is its own. _exit() and signals pass it by (a signal's status is no verdict; make says so).
-// The verdict line: on standard output for the learner, and to the descriptor build/contain passes in
-// WAI_VERDICT_FD (programs/contain.cpp), the one place make's exercise goals take a verdict from.
+// Where the verdict goes besides standard output: the descriptor and token build/contain passes in
+// WAI_VERDICT_FD and WAI_VERDICT_TOKEN (programs/contain.cpp), taken out of the environment when the
+// checker starts, before any of the learner's code runs in it.
+struct VerdictChannel {
+    int fd = -1;
+    std::string token;
+};
+inline VerdictChannel& verdict_channel() {
+    static VerdictChannel channel;
+    return channel;
+}
+inline void take_verdict_channel() {
+    const char* fd_text = std::getenv("WAI_VERDICT_FD");
+    const char* token = std::getenv("WAI_VERDICT_TOKEN");
+    if (fd_text != nullptr && token != nullptr) verdict_channel() = {std::atoi(fd_text), token};
+    unsetenv("WAI_VERDICT_FD");
+    unsetenv("WAI_VERDICT_TOKEN");
+}
+
+// The verdict line: on standard output for the learner, and with the token to the verdict's
+// descriptor, the one place make's exercise goals take a verdict from.
 inline void say_verdict(const std::string& line) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
-    const char* fd_text = std::getenv("WAI_VERDICT_FD");
-    if (fd_text == nullptr) return;
-    const int fd = std::atoi(fd_text);
-    const std::string text = line + "\n";
-    for (size_t done = 0; fd > 2 && done < text.size();) {
-        const ssize_t n = write(fd, text.data() + done, text.size() - done);
+    const VerdictChannel& channel = verdict_channel();
+    if (channel.fd <= 2) return;
+    const std::string text = channel.token + " " + line + "\n";
+    for (size_t done = 0; done < text.size();) {
+        const ssize_t n = write(channel.fd, text.data() + done, text.size() - done);
         if (n <= 0) break;
         done += static_cast<size_t>(n);
     }
@@ -221,7 +240,8 @@ struct Exercise {
 
 // main() of a checker: runs `check`, prints the report and the verdict, and returns the exit status.
 inline int run(int argc, char** argv, const Exercise& e, const std::function<void(Checker&)>& check) {
-    wai::prepare_process(argv);
+    wai::prepare_process(argv);  // may start the program again (startup/openblas_startup.hpp): the channel after it
+    take_verdict_channel();
     bool brief = false;
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--brief" && !brief) {

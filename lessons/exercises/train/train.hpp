@@ -73,7 +73,8 @@ inline wai::Value slice_op(const char* name, const wai::Value& x, const char* fu
 
 inline int train_with_yours(int argc, char** argv, const char* name, const char* scheme,
                             const decltype(wai::RunConfig::custom_position)& yours) {
-    wai::prepare_process(argv);
+    wai::prepare_process(argv);  // may start the program again (startup/openblas_startup.hpp): the channel after it
+    take_verdict_channel();
     wai::RunConfig config;
     config.scheme = scheme;
     try {
