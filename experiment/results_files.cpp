@@ -102,14 +102,40 @@ bool held_by_a_live_run(const fs::path& temporary) {
 
 void prune_result_files(const std::vector<fs::path>& expected, const std::function<std::string(size_t)>& check,
                         const fs::path& folder, const std::string& program) {
-    for (size_t i = 0; i < expected.size(); ++i)
-        if (fs::exists(expected[i])) {
-            if (fs::is_directory(fs::symlink_status(expected[i]))) refuse_folder(expected[i]);
-            if (const std::string reason = check(i); !reason.empty()) {
-                std::cout << program << ": " << expected[i].string() << " " << reason << "; it will be run again\n";
-                fs::remove(expected[i]);
+    // A result and its weights, and where the prune sets them aside (RUNS/replaced/NAME.txt, .safetensors).
+    const auto weights_of = [](fs::path path) { return path.replace_extension(".safetensors"); };
+    const auto aside = [](const fs::path& path) { return path.parent_path() / "replaced" / path.filename(); };
+    const auto move = [&](const fs::path& from, const fs::path& to) {  // the weights go with it, or none do
+        if (fs::exists(fs::symlink_status(weights_of(from)))) fs::rename(weights_of(from), weights_of(to));
+        else fs::remove(weights_of(to));
+        fs::rename(from, to);
+    };
+    for (size_t i = 0; i < expected.size(); ++i) {
+        const fs::path& path = expected[i];
+        if (!fs::exists(fs::symlink_status(path)) && fs::is_regular_file(fs::symlink_status(aside(path)))) {
+            move(aside(path), path);
+            if (check(i).empty()) {
+                std::cout << program << ": " << path.string() << " put back from " << aside(path).parent_path().string()
+                          << "/: it was made with these RUN_FLAGS\n";
+                continue;
             }
+            move(path, aside(path));
         }
+        if (!fs::exists(path)) continue;
+        if (fs::is_directory(fs::symlink_status(path))) refuse_folder(path);
+        const std::string reason = check(i);
+        if (reason.empty()) continue;
+        if (reason.rfind("was made with RUN_FLAGS", 0) == 0) {
+            fs::create_directories(aside(path).parent_path());
+            if (fs::is_directory(fs::symlink_status(aside(path)))) refuse_folder(aside(path));
+            std::cout << program << ": " << path.string() << " " << reason << "; it will be run again (kept in "
+                      << aside(path).parent_path().string() << "/ until then, and put back if these flags come again)\n";
+            move(path, aside(path));
+        } else {
+            std::cout << program << ": " << path.string() << " " << reason << "; it will be run again\n";
+            fs::remove(path);
+        }
+    }
     // A run killed outright (SIGKILL, a power cut) leaves its temporary files behind: never a result.
     // A live run's are left alone: it holds a lock on its temporary result, named RUN.txt.tmp.XXXXXX,
     // and its weights' (RUN.safetensors.tmp.XXXXXX) belong to the same run. Found first, then removed.

@@ -50,9 +50,13 @@ constexpr uintmax_t max_result_bytes = 65536;
 std::string result_file_problem(const std::filesystem::path& path);
 
 // The --prune step before make runs what is missing: each file expected[i] that exists but whose
-// check(i) gives a reason (not a valid result for its run, made with other settings) is deleted, and
-// so is every temporary file a killed run left below `folder`; each with one line on stdout after
-// "<program>: " ("experiment", ...). check returns "" for a file to keep.
+// check(i) gives a reason is deleted when it is no valid result for its run; one that is a valid
+// result made with other RUN_FLAGS is set aside, with its weights, in a folder replaced/ beside it,
+// so that flags every run then fails with (--lr 1e30 passes every check before a run) never lose a
+// finished result; and where expected[i] is missing, a result set aside there that check(i) finds
+// made with these flags is put back instead of being run again. Every temporary file a killed run
+// left below `folder` is deleted. Each with one line on stdout after "<program>: " ("experiment",
+// ...). check returns "" for a file to keep.
 void prune_result_files(const std::vector<std::filesystem::path>& expected, const std::function<std::string(size_t)>& check,
                         const std::filesystem::path& folder, const std::string& program);
 

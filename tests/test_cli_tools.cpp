@@ -324,3 +324,40 @@ TEST_CASE("collect_results: a result line whose figures cannot be true is not a 
         CHECK_FALSE(fs::exists(folder.path / "runs" / (name + ".txt")));
     }
 }
+
+TEST_CASE("the prune sets aside a result made with other RUN_FLAGS and puts it back when those flags come again", "[cli]") {
+    // RUN_FLAGS that pass every check before a run yet make every run fail (--lr 1e30) lost every finished
+    // result: the prune had deleted them first.
+    Folder folder("prune_set_aside");
+    fs::create_directories(folder.path / "runs");
+    const std::string line = "lag  rope         seed 0: length 32 / 64 / 128: 1.000 / 1.000 / 1.000; at 128, positions past 32: "
+                             "1.000; scores x log128/log32: 1.000";
+    const std::string result = line + "\nsettings: train_position lag rope 0 --steps 5\n";
+    write_bytes(folder.file("runs/lag_rope_seed0.txt"), result);
+    write_bytes(folder.file("runs/lag_rope_seed0.safetensors"), "the weights of --steps 5");
+    write_bytes(folder.file("runs/lag_none_seed0.txt"), "not a result\n");  // no valid result: deleted, not kept
+    const Outcome typo = run(folder, "collect_results", {"--prune", "--run-flags", "--steps 5 --lr 1e30", "runs", "0"});
+    INFO(typo.out << typo.err);
+    CHECK(typo.status == 0);
+    CHECK(holds(typo.out, "runs/lag_rope_seed0.txt was made with RUN_FLAGS '--steps 5', not '--steps 5 --lr 1e30'; it will be run "
+                          "again (kept in runs/replaced/ until then, and put back if these flags come again)"));
+    CHECK_FALSE(fs::exists(folder.path / "runs/lag_rope_seed0.txt"));
+    CHECK(read_bytes(folder.file("runs/replaced/lag_rope_seed0.txt")) == result);
+    CHECK(read_bytes(folder.file("runs/replaced/lag_rope_seed0.safetensors")) == "the weights of --steps 5");
+    CHECK(holds(typo.out, "runs/lag_none_seed0.txt is not a valid result for its run; it will be run again\n"));
+    CHECK_FALSE(fs::exists(folder.path / "runs/lag_none_seed0.txt"));
+    CHECK_FALSE(fs::exists(folder.path / "runs/replaced/lag_none_seed0.txt"));
+    // Those flags again: put back with its weights, not run again.
+    const Outcome back = run(folder, "collect_results", {"--prune", "--run-flags", "--steps 5", "runs", "0"});
+    INFO(back.out << back.err);
+    CHECK(back.status == 0);
+    CHECK(holds(back.out, "runs/lag_rope_seed0.txt put back from runs/replaced/: it was made with these RUN_FLAGS"));
+    CHECK(read_bytes(folder.file("runs/lag_rope_seed0.txt")) == result);
+    CHECK(read_bytes(folder.file("runs/lag_rope_seed0.safetensors")) == "the weights of --steps 5");
+    CHECK_FALSE(fs::exists(folder.path / "runs/replaced/lag_rope_seed0.txt"));
+    // Other flags again: set aside once more; flags that match neither leave the set-aside one where it is.
+    CHECK(run(folder, "collect_results", {"--prune", "--run-flags", "--steps 7", "runs", "0"}).status == 0);
+    const Outcome neither = run(folder, "collect_results", {"--prune", "--run-flags", "--steps 9", "runs", "0"});
+    CHECK_FALSE(holds(neither.out, "put back"));
+    CHECK(read_bytes(folder.file("runs/replaced/lag_rope_seed0.txt")) == result);
+}
