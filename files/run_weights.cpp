@@ -2,6 +2,8 @@
 // between loading and saving. Leaves out the training and tests (tasks/experiment.cpp).
 #include "files/run_weights.hpp"
 
+#include <sys/stat.h>
+
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -48,15 +50,17 @@ std::string shortened(const std::string& value) {
 // otherwise what is wrong with it. The first bytes are looked at before the file is read whole, so a
 // large file of another kind is told at once.
 std::string not_a_weights_file(const std::string& path) {
-    std::ifstream file(path, std::ios::binary | std::ios::ate);
-    if (!file) return "";  // nothing there (check_output_path has refused what cannot be written)
-    const std::streamoff size = file.tellg();
+    struct stat about {};
+    if (stat(path.c_str(), &about) != 0) return "";  // nothing there (check_output_path has refused what cannot be written)
+    const uint64_t size = static_cast<uint64_t>(about.st_size);  // 0 for a file of /proc or /sys, whatever it holds
+    std::ifstream file(path, std::ios::binary);
+    if (!file.is_open()) return "it cannot be read";
     unsigned char head[9] = {};
-    file.seekg(0);
-    if (size < 9 || !file.read(reinterpret_cast<char*>(head), 9)) return "it is " + std::to_string(size) + " bytes, too short for a safetensors header";
+    if (size < 9 || !file.read(reinterpret_cast<char*>(head), 9))
+        return "it is " + std::to_string(size) + " bytes, too short for a safetensors header";
     uint64_t header = 0;
     for (int i = 7; i >= 0; --i) header = header << 8 | head[i];
-    if (header > max_header_bytes || header + 8 > static_cast<uint64_t>(size) || head[8] != '{')
+    if (header > max_header_bytes || header + 8 > size || head[8] != '{')
         return "its first bytes are not a safetensors header";
     try {
         read_weights_file(path);

@@ -23,11 +23,12 @@ ARM64_MAKE       = $(MAKE) --no-print-directory CXX=$(ARM64_CXX) NATIVE_ARCH= BU
 # Under qemu the test program leaves out what takes minutes natively: [slow] (two 2000-step
 # trainings), [roundtrip] (28 trainings held to PyTorch) and [lessons] (every lesson run whole:
 # lesson 08 alone trains for over half an hour under qemu; lessons 05 and 09 run below instead);
-# the make tests (tests/test_cli_make.cpp: they drive make itself, the same on every machine, and
-# its makes build and use the native programs, which make test holds); and, where the kernel cannot
+# the make tests and the exercises' (tests/test_cli_make.cpp, tests/test_cli_exercises.cpp: they
+# drive make itself, the same on every machine, and its makes build and use the native programs and
+# the exercise fixtures, which make test holds); and, where the kernel cannot
 # start an arm64 program by itself (no binfmt_misc entry for qemu-aarch64), [cli], whose cases
 # start the programs. (-# makes each file's name a tag.)
-ARM64_TAGS      := ~[slow]~[roundtrip]~[lessons]~[\#test_cli_make]
+ARM64_TAGS      := ~[slow]~[roundtrip]~[lessons]~[\#test_cli_make]~[\#test_cli_exercises]
 ARM64_NO_BINFMT := ~[cli]
 ARM64_LESSONS   := 05_rope 09_log_scaling
 

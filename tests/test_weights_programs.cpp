@@ -246,6 +246,9 @@ TEST_CASE("train_position --save replaces only a weights file: any other file is
         // A safetensors-like start whose header is broken: still not a weights file.
         {"broken.safetensors", file_bytes("{\"w\":{\"dtype\":\"F32\"}}", "12345678"), "tensor 'w' has no shape"},
     };
+    // A file of /proc says it has 0 bytes whatever it holds: refused before the run, as any other.
+    const Outcome proc = train_position(folder, "lag rope 0 --steps 1" + small + " --save /proc/version");
+    check_one_line_refusal(proc, 2, "train_position", "--save /proc/version: a file is there that is not a weights file (it is 0 bytes");
     for (const auto& c : cases) {
         INFO(c.name);
         const std::string path = folder.file(c.name);
