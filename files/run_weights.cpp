@@ -46,12 +46,13 @@ std::string shortened(const std::string& value) {
     return value.substr(0, 60) + "... (" + std::to_string(value.size() - 60) + " more characters)";
 }
 
-// "" when nothing is at `path` or it is a weights file (safetensors, as read_weights_file reads it);
-// otherwise what is wrong with it. The first bytes are looked at before the file is read whole, so a
-// large file of another kind is told at once.
+// "" when no regular file is at `path` or it is a weights file (safetensors, as read_weights_file reads
+// it); otherwise what is wrong with it. A link, a device or a folder there is check_output_path's to
+// refuse. The first bytes are looked at before the file is read whole, so a large file of another kind
+// is told at once.
 std::string not_a_weights_file(const std::string& path) {
     struct stat about {};
-    if (stat(path.c_str(), &about) != 0) return "";  // nothing there (check_output_path has refused what cannot be written)
+    if (lstat(path.c_str(), &about) != 0 || !S_ISREG(about.st_mode)) return "";
     const uint64_t size = static_cast<uint64_t>(about.st_size);  // 0 for a file of /proc or /sys, whatever it holds
     std::ifstream file(path, std::ios::binary);
     if (!file.is_open()) return "it cannot be read";
@@ -129,15 +130,17 @@ void validate(const RunConfig& c, const RunFiles& f) {
         throw std::invalid_argument("--steps must be positive, got 0 (0 is allowed with --load: evaluate the loaded "
                                     "weights without training)");
     validate(c);
-    // Refused now rather than after the training: a folder that is not there, a device, a link, and a
-    // file that is not a weights file (a results table, a source file: one typo would replace it).
+    // Refused now rather than after the training: a file that is not a weights file (a results table, a
+    // source file: one typo would replace it), then a folder that is not there or not writable, a
+    // device, a link. What is at the path comes first: on a read-only /proc, "/proc/version is not a
+    // weights file" says more than "/proc is not writable".
     if (!f.save_path.empty()) {
-        check_output_path(f.save_path, "--save");
         const std::string what_is_there = not_a_weights_file(f.save_path);
         if (!what_is_there.empty())
             throw std::invalid_argument("--save " + f.save_path + ": a file is there that is not a weights file (" + what_is_there +
                                         "); --save replaces only a weights file, so nothing was run: give a new path, "
                                         "or move that file away first");
+        check_output_path(f.save_path, "--save");
     }
     if (f.save_layout == WeightsLayout::chapter && f.save_path.empty())
         throw std::invalid_argument("--save-layout chapter needs --save FILE");
