@@ -7,7 +7,7 @@
 # sudo gets one message with the exact apt-get line to run as root, and nothing is built.
 # Leaves out other distributions: there check-deps names what is missing, one line each.
 DEB_PACKAGES      := g++ make libopenblas-openmp-dev catch2 nlohmann-json3-dev valgrind clang libclang-rt-dev gnuplot-nox graphviz
-TEST_DEB_PACKAGES := python3-torch python3-numpy
+TEST_DEB_PACKAGES := python3-torch python3-numpy locales
 
 # The packages of $(1) that dpkg does not list as installed.
 missing_packages = $(strip $(shell for p in $(1); do \

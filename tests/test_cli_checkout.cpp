@@ -1,6 +1,6 @@
 // The checkout and the machine as make finds them: a clone made with core.autocrlf=true checks out LF
 // line ends (.gitattributes), a checkout path make's command lines cannot take is refused in one line,
-// and make experiment without flock says so.
+// make experiment without flock says so, and the page's agreement check reads numbers alike under any locale.
 // Leaves out make's own variables (tests/test_cli_make.cpp).
 #include <filesystem>
 #include <string>
@@ -87,4 +87,42 @@ TEST_CASE("a checkout whose path holds a quote, a blank, a newline or a shell ch
     const std::string accented = folder.path.string() + "/h\xc3\xa9l\xc3\xa8ne/whereami";
     REQUIRE(script(folder, "git clone -q " + quoted(source_dir) + " " + quoted(accented)).status == 0);
     CHECK(script(folder, "cd " + quoted(accented) + " && make help").status == 0);
+}
+
+TEST_CASE("the page's agreement check compares accuracies as numbers under a locale with a decimal comma", "[cli]") {
+    // awk reads "0.900" as 0 where the locale's decimal point is a comma: every difference passed, a
+    // check that could not fail there. A German locale, made for this test with localedef (Debian
+    // package locales, which make test installs), and two fake programs whose lines differ by 0.4.
+    Folder folder("comma_locale");
+    const std::string dir = folder.path.string();
+    fs::create_directories(folder.path / "locales");
+    const Outcome made = script(folder, "localedef -i de_DE -f UTF-8 " + quoted(dir + "/locales/de_DE.UTF-8"));
+    INFO("localedef: " << made.out << made.err);
+    REQUIRE(fs::exists(dir + "/locales/de_DE.UTF-8"));
+    const std::string german = "LOCPATH=" + quoted(dir + "/locales") + " LC_ALL=de_DE.UTF-8 ";
+    // The condition itself: under this locale awk reads the point's decimals away.
+    REQUIRE(script(folder, german + "awk 'BEGIN { printf \"%.3f\", \"0.900\" + 0 }'").out == "0,000");
+
+    fs::create_directories(folder.path / "native");
+    fs::create_directories(folder.path / "web");
+    write_bytes(dir + "/web/train_position.js", "");
+    const auto fake = [&](const std::string& name, const std::string& line) {
+        write_bytes(dir + "/" + name, "#!/bin/sh\necho '" + line + "'\n");
+        fs::permissions(dir + "/" + name, fs::perms::owner_all);
+    };
+    fake("native/train_position", "lag rope seed 0: accuracy 0.500 at 32, 0.400 at 64");
+    const std::string check = german + "WEB_NODE=" + quoted(dir + "/node") + " bash " + quoted(source_dir + "/tests/web_agreement.sh") +
+                              " " + quoted(dir + "/native") + " " + quoted(dir + "/web") + " 5 lag:rope ''";
+
+    fake("node", "lag rope seed 0: accuracy 0.900 at 32, 0.400 at 64");
+    const Outcome apart = script(folder, check);
+    INFO("stdout: " << apart.out << "\nstderr: " << apart.err);
+    CHECK(apart.status == 1);
+    CHECK(holds(apart.out, "[FAILED] lag rope: largest accuracy difference 0.400, past 0.01"));
+
+    fake("node", "lag rope seed 0: accuracy 0.505 at 32, 0.400 at 64");
+    const Outcome near = script(folder, check);
+    INFO("stdout: " << near.out << "\nstderr: " << near.err);
+    CHECK(near.status == 0);
+    CHECK(holds(near.out, "[ok] lag rope: largest accuracy difference 0.005"));
 }
