@@ -126,7 +126,7 @@ main() {
     printf '%s\n' "$refusal" | sed 's/^/  | /'
     [ "$refusal_status" -ne 0 ] || { echo "debian_chroot: FAILED: make test without rights exited 0" >&2; exit 1; }
     [ "$(printf '%s\n' "$refusal" | grep -c .)" = 1 ] || { echo "debian_chroot: FAILED: the refusal is not one line" >&2; exit 1; }
-    printf '%s\n' "$refusal" | grep -q "As root, run 'apt-get update && apt-get install -y .*g++.* && apt-get install -y --no-install-recommends python3-torch python3-numpy', then make again" ||
+    printf '%s\n' "$refusal" | grep -q "As root, run 'apt-get update && apt-get install -y .*g++.* && apt-get install -y --no-install-recommends python3-torch python3-numpy locales', then make again" ||
         { echo "debian_chroot: FAILED: the refusal does not name the apt-get line" >&2; exit 1; }
     [ ! -e "$root/home/learner/whereami/build" ] || { echo "debian_chroot: FAILED: something was built without the packages" >&2; exit 1; }
     echo "debian_chroot: ok: one line naming the apt-get line, exit $refusal_status, nothing built"
