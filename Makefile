@@ -66,8 +66,9 @@ LDFLAGS  := $(if $(SANITIZE),-fsanitize=$(SANITIZE)) -fopenmp -L$(BLAS_LIB) -Wl,
 LDLIBS   := -lopenblas -lm
 
 PROGRAM_SOURCES := $(wildcard programs/*.cpp)
-# A file named *_web.cpp stands in for a native one in the web build (platform/web.mk), never here.
-LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES) %_web.cpp,$(wildcard tensor/*.cpp autograd/*.cpp autograd/fast/*.cpp nn/*.cpp positional/*.cpp positional/fast/*.cpp tasks/*.cpp \
+# A file named *_web.cpp stands in for a native one in the web build (platform/web.mk), *_plain.cpp in the
+# build without the fast tree (platform/plain_build.mk); never here.
+LIB_SOURCES := $(filter-out $(PROGRAM_SOURCES) %_web.cpp %_plain.cpp,$(wildcard tensor/*.cpp autograd/*.cpp nn/*.cpp positional/*.cpp tasks/*.cpp fast/*.cpp \
                  startup/*.cpp files/*.cpp experiment/*.cpp))
 LIB_OBJECTS := $(LIB_SOURCES:%.cpp=$(BUILD)/%.o)
 LIBRARY     := $(BUILD)/libwhereami.a
@@ -124,7 +125,7 @@ check-test-deps: check-deps
 
 # The files of vectorised transcendental loops (exp for softmax rows; GELU's erf, plain and fused with
 # the MLP's first Linear) call glibc's vector math.
-FAST_MATH_OBJECTS := tensor/fast_math.o autograd/gelu.o autograd/fast/linear_gelu.o
+FAST_MATH_OBJECTS := tensor/fast_math.o autograd/gelu.o fast/linear_gelu.o
 $(addprefix $(BUILD)/,$(FAST_MATH_OBJECTS)): CXXFLAGS += -ffast-math
 # The golden test reads PyTorch's numbers from the source tree, wherever it is run from.
 $(BUILD)/tests/test_golden.o: CXXFLAGS += -DWAI_GOLDEN_DIR='"$(CURDIR)/tests/reference"'
@@ -306,8 +307,8 @@ $(TEST_BINARY): $(BUILD)/tests/main.o $(TEST_OBJECTS) $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(CATCH_LIBS) $(LDLIBS)
 $(BUILD)/tests/%.o: CXXFLAGS += -DWAI_CATCH_VERSION=$(CATCH_VERSION)
 
-# The whole suite (no TAGS, no SANITIZE) also runs every exercise checker on its fixtures
-# (exercises-selftest). A sanitizer build leaves out [slow] (two 2000-step trainings) and [roundtrip]
+# The whole suite (no TAGS, no SANITIZE) also proves the build without the fast tree (plain-build,
+# platform/plain_build.mk) and runs every exercise checker on its fixtures (exercises-selftest). A sanitizer build leaves out [slow] (two 2000-step trainings) and [roundtrip]
 # (28 trainings held to PyTorch's logits): they check numbers, not memory, and the weight files'
 # memory is the [weights_file] and [cli] tests' and the fuzzer's.
 # test-programs builds everything it runs, so a parallel build can come first (make -j2 test-programs).
@@ -319,6 +320,7 @@ test-programs: $(TEST_BINARY)
 TEST_FIRST_PART := test_lessons $(if $(SANITIZE),,test_cli_make test_cli_runtime)
 test: check-test-deps
 	+@$(PARALLEL_MAKE) test-programs
+	$(if $(TAGS)$(SANITIZE),,+@$(PARALLEL_MAKE) plain-build)
 	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh $(BUILD)/contain $(EXERCISE_BUILD) $(EXERCISE_NAMES))
 	$(if $(TAGS),OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) $(CATCH_NO_TESTS) $(TAGS),\
 	  @OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} sh tests/run_parts.sh $(TEST_BINARY) "$(CATCH_NO_TESTS)" \
@@ -330,6 +332,6 @@ clean:
 include lessons/lessons.mk
 include experiment/extension.mk experiment/cluster.mk plots/plots.mk
 include tests/reliability.mk tests/fuzz/fuzz.mk
-include platform/platforms.mk platform/web.mk
+include platform/platforms.mk platform/web.mk platform/plain_build.mk
 
 -include $(wildcard $(BUILD)/*/*.d $(BUILD)/*/*/*.d $(BUILD)/*/*/*/*.d)

@@ -1,6 +1,6 @@
 // The formulas of softmax, LayerNorm and GELU on rows and elements of raw floats. Each is defined
 // beside its op, forward and backward together: autograd/softmax.cpp, autograd/layer_norm.cpp,
-// autograd/gelu.cpp. Declared here because the fast ops (autograd/fast/) compute with the same ones.
+// autograd/gelu.cpp. Declared here because the fast ops (fast/) compute with the same ones.
 // Leaves out the ops themselves (autograd/ops.hpp).
 #pragma once
 #include <vector>
@@ -27,10 +27,10 @@ void softmax_row_backward(const float* y, const float* g, float* dx, int64_t vis
 void layer_norm_rows(const float* x, const float* weight, const float* bias, float eps, int64_t rows, int64_t width,
                      float* y, float* mean, float* rstd);
 // Its backward for one row, with x_hat = (x - mean) * rstd and dx_hat = g * weight:
-//   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))   (added onto dx when add_to_dx)
-//   dweight += g * x_hat;  dbias += g                                     (each skipped when null)
+//   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
+//   dweight += g * x_hat;  dbias += g                     (each of the three skipped when null)
 // dx may be g: each entry of g is read before dx's entry of the same index is written.
 void layer_norm_row_backward(const float* x, const float* g, const float* weight, float mean, float rstd, int64_t width,
-                             float* dx, bool add_to_dx, float* dweight, float* dbias);
+                             float* dx, float* dweight, float* dbias);
 
 }  // namespace wai

@@ -1,5 +1,5 @@
 // The GELU op, exact form: y = x * Phi(x), Phi the standard normal distribution function (via erf).
-// The element loops are here too, forward and slope; this file and autograd/fast/linear_gelu.cpp, alone
+// The element loops are here too, forward and slope; this file and fast/linear_gelu.cpp, alone
 // of autograd/, are compiled with -ffast-math so GCC calls glibc's vector erf and exp (libmvec): no
 // finiteness check may live here.
 // Leaves out the tanh approximation.

@@ -32,7 +32,7 @@ void layer_norm_rows(const float* x, const float* weight, const float* bias, flo
 }
 
 void layer_norm_row_backward(const float* x, const float* g, const float* weight, float mean, float rstd, int64_t width,
-                             float* dx, bool add_to_dx, float* dweight, float* dbias) {
+                             float* dx, float* dweight, float* dbias) {
     float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
     #pragma omp simd reduction(+ : sum_dxhat, sum_dxhat_xhat)
     for (int64_t c = 0; c < width; ++c) {
@@ -51,15 +51,8 @@ void layer_norm_row_backward(const float* x, const float* g, const float* weight
     if (!dx) return;
     const float mean_dxhat = sum_dxhat / static_cast<float>(width);
     const float mean_dxhat_xhat = sum_dxhat_xhat / static_cast<float>(width);
-    if (add_to_dx) {
-        #pragma omp simd
-        for (int64_t c = 0; c < width; ++c)
-            dx[c] += rstd * (g[c] * weight[c] - mean_dxhat - (x[c] - mean) * rstd * mean_dxhat_xhat);
-    } else {
-        #pragma omp simd
-        for (int64_t c = 0; c < width; ++c)
-            dx[c] = rstd * (g[c] * weight[c] - mean_dxhat - (x[c] - mean) * rstd * mean_dxhat_xhat);
-    }
+    #pragma omp simd
+    for (int64_t c = 0; c < width; ++c) dx[c] = rstd * (g[c] * weight[c] - mean_dxhat - (x[c] - mean) * rstd * mean_dxhat_xhat);
 }
 
 namespace {  // each op type is private to its file
@@ -96,7 +89,7 @@ struct LayerNormOp final : Op {
         Tensor dbias = bias.requires_grad() ? Tensor(bias.shape()) : Tensor();
         for (int64_t r = 0; r < rows; ++r)
             layer_norm_row_backward(x.value().data() + r * D, out.grad.data() + r * D, weight.value().data(), mean[r],
-                                    rstd[r], D, dx.defined() ? dx.data() + r * D : nullptr, false,
+                                    rstd[r], D, dx.defined() ? dx.data() + r * D : nullptr,
                                     dweight.defined() ? dweight.data() : nullptr, dbias.defined() ? dbias.data() : nullptr);
         if (dx.defined()) x.accumulate_grad(std::move(dx));
         if (dweight.defined()) weight.accumulate_grad(std::move(dweight));

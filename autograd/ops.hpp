@@ -3,7 +3,7 @@
 // Shapes: B batch, T time (query positions), Tk key positions, D model width, NH heads, H head width
 // (D = NH * H), V vocabulary (or classes), M, N, K a matrix product's rows, columns and inner size.
 // Leaves out the model's layers (nn/), the position schemes' own ops (positional/), and the fast
-// kernels that replace chains of these ops (autograd/fast/fast_ops.hpp).
+// kernels that replace chains of these ops (fast/fast_ops.hpp).
 #pragma once
 #include <vector>
 

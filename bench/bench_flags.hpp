@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "nn/kernels_setting.hpp"
+#include "startup/kernels_choice.hpp"
 
 namespace wai::bench {
 

@@ -1,6 +1,6 @@
 // bench_step: how fast one training step of the experiment's model is, and where the time goes.
 // Trains lag with rope (B=64, T=32, D=64, 2 layers, 1 head, MLP 256) on each kernels setting asked
-// for (nn/kernels_setting.hpp; by default both, their repeats taken in turn so that both see the
+// for (startup/kernels_choice.hpp; by default both, their repeats taken in turn so that both see the
 // same machine) and prints for each the median over repeats of ms per step, tokens per second, the
 // matmuls' share and their achieved GFLOP/s next to what cblas_sgemm reaches alone on the very same
 // shapes (the matmul-bound floor of a step), and the split into forward, backward and optimizer;
@@ -44,7 +44,7 @@
 #include "bench/bench_flags.hpp"
 #include "bench/busy_core.hpp"
 #include "bench/gemm_recording.hpp"
-#include "nn/kernels_setting.hpp"
+#include "startup/kernels_choice.hpp"
 #include "tensor/gemm.hpp"
 
 using namespace wai;
@@ -103,13 +103,13 @@ struct Run {
         config.dim = sizes.dim;
         config.layers = sizes.layers;
         config.mlp_hidden = 4 * sizes.dim;
-        model = std::make_unique<Transformer>(
-            config, make_position_encoding(parse_position_spec("rope"), config.dim, config.heads, init), init);
+        auto position = make_position_encoding(parse_position_spec("rope"), config.dim, config.heads, init);
+        const TransformerMaker make = transformer_maker(kernels);
+        model = make ? make(config, std::move(position), init) : std::make_unique<Transformer>(config, std::move(position), init);
         optimizer = std::make_unique<AdamW>(model->parameters());
     }
 
     void step(int64_t B, int64_t T, PhaseTimes* times) {
-        const KernelsScope scope(kernels);
         const Batch batch = task.sample(data, B, T);
         auto start = Clock::now();
         Value loss = cross_entropy(model->forward(batch.tokens, B, T), batch.targets);

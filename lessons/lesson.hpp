@@ -8,17 +8,16 @@
 #include <exception>
 #include <string>
 
-#include "nn/kernels_setting.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"
 
 namespace lesson {
 
-// The first call of every lesson: the process's start-up, then its command line: `--kernels plain|fast` (nn/kernels_setting.hpp: the model as a chain of
-// plain ops, or with the fast kernels swapped in; every claim holds on both), and `extra`, for a
-// lesson that has one flag of its own (lesson 06's --try). Returns whether `extra` was given.
-// Anything else, and either flag given twice, is refused with one line and exit code 2, rather than
-// ignored or overridden (a mistyped flag would otherwise seem to have done something).
+// The first call of every lesson: the process's start-up, then its command line: nothing, or `extra`
+// for a lesson that has one flag of its own (lesson 06's --try). Returns whether `extra` was given.
+// Anything else, and `extra` given twice, is refused with one line and exit code 2, rather than
+// ignored (a mistyped flag would otherwise seem to have done something). A lesson's model is always
+// the plain one, the chain of ops the lesson reads.
 // An error nothing caught (an index past a tensor's end, in a lesson you changed, say) ends the
 // lesson with its message on one line and exit code 1, rather than an abort and a core dump.
 [[noreturn]] inline void report_uncaught() {
@@ -36,10 +35,14 @@ namespace lesson {
 inline bool take_arguments(int argc, char** argv, const char* extra = nullptr) {
     wai::prepare_process(argv);  // the OpenBLAS kernels for this CPU (startup/openblas_startup.hpp)
     std::set_terminate(report_uncaught);
-    bool extra_given = false, kernels_given = false;
+    bool extra_given = false;
     const auto refuse = [&](const std::string& problem) {
-        std::fprintf(stderr, "%s: %s: this lesson takes --kernels plain|fast%s%s, each at most once (lessons/README.md)\n",
-                     wai::one_line(argv[0]).c_str(), wai::one_line(problem).c_str(), extra ? " and " : "", extra ? extra : "");
+        if (extra != nullptr)
+            std::fprintf(stderr, "%s: %s: this lesson takes %s, at most once, and nothing else (lessons/README.md)\n",
+                         wai::one_line(argv[0]).c_str(), wai::one_line(problem).c_str(), extra);
+        else
+            std::fprintf(stderr, "%s: %s: this lesson takes no arguments (lessons/README.md)\n", wai::one_line(argv[0]).c_str(),
+                         wai::one_line(problem).c_str());
         std::exit(2);
     };
     for (int i = 1; i < argc; ++i) {
@@ -49,13 +52,7 @@ inline bool take_arguments(int argc, char** argv, const char* extra = nullptr) {
             extra_given = true;
             continue;
         }
-        if (arg == "--kernels" && i + 1 < argc && (std::string(argv[i + 1]) == "plain" || std::string(argv[i + 1]) == "fast")) {
-            if (kernels_given) refuse("--kernels is given twice");
-            kernels_given = true;
-            wai::set_kernels(wai::parse_kernels(argv[++i]));
-            continue;
-        }
-        refuse("unknown argument '" + arg + "'" + (arg == "--kernels" ? " without plain or fast after it" : ""));
+        refuse("unknown argument '" + arg + "'");
     }
     return extra_given;
 }

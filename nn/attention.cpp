@@ -1,14 +1,8 @@
 // CausalSelfAttention: the chapter's attention as a chain of autograd ops, whose backwards make its
-// backward. With the kernels setting at `fast` (nn/kernels_setting.hpp), two pieces of the chain
-// are swapped for fast kernels that compute the same: q, k, v read from their rows of the qkv
-// weight without a split, and the scores, softmax and weighted sum fused into one op
-// (autograd/fast/fast_ops.hpp). Leaves out a key-value cache.
+// backward. Leaves out a key-value cache.
 #include "nn/attention.hpp"
 
 #include <cmath>
-
-#include "autograd/fast/fast_ops.hpp"
-#include "nn/kernels_setting.hpp"
 
 namespace wai {
 
@@ -23,7 +17,7 @@ CausalSelfAttention::CausalSelfAttention(int64_t d, int64_t nh, const PositionEn
 
 // (B, T, NH*H) -> (B, NH, T, H). With one head, (B, T, H) already is (B, 1, T, H) without the 1, and
 // every op after this (rope, matmul, softmax) works on (..., T, H): no copy is made.
-static Value split_heads(const Value& x, int64_t heads) {
+Value split_heads(const Value& x, int64_t heads) {
     if (heads == 1) return x;
     const Shape& s = x.shape();
     const int64_t B = s[0], T = s[1], H = s[2] / heads;
@@ -31,7 +25,7 @@ static Value split_heads(const Value& x, int64_t heads) {
 }
 
 // (B, NH, T, H) -> (B, T, NH*H); with one head, (B, T, H) stays as it is.
-static Value merge_heads(const Value& x, int64_t heads) {
+Value merge_heads(const Value& x, int64_t heads) {
     if (heads == 1) return x;
     const Shape& s = x.shape();
     const int64_t B = s[0], NH = s[1], T = s[2], H = s[3];
@@ -48,18 +42,17 @@ Value attention(const Value& q, const Value& k, const Value& v, const Value& bia
     return matmul(p, v);  // (B, NH, T, H)
 }
 
-Value CausalSelfAttention::forward(const Value& x, const ForwardOptions& options) const {
-    return output.forward(attend(x, options));  // (B, T, D) -> (B, T, D)
-}
-
-Value CausalSelfAttention::attend(const Value& x, const ForwardOptions& options) const {
+void CausalSelfAttention::check_input(const Value& x) const {
     const Shape& s = x.shape();
     if (s.rank() != 3 || s[2] != dim)
         shape_error("CausalSelfAttention", s.str(), "expects (B, T, " + std::to_string(dim) + ")");
-    const int64_t B = s[0], T = s[1];
+}
+
+Value CausalSelfAttention::forward(const Value& x, const ForwardOptions& options) const {
+    check_input(x);
+    const int64_t B = x.shape()[0], T = x.shape()[1];
     // q, k, v = qkv(x) split in three along the last axis: 3 x (B, T, D)
-    const std::vector<Value> qkv_parts = fast_kernels() ? fast::linear_split(x, qkv.weight, qkv.bias, 3)
-                                                        : split_last(qkv.forward(x), 3);
+    const std::vector<Value> qkv_parts = split_last(qkv.forward(x), 3);
     const PositionEncoding& scheme = options.position ? *options.position : position;
     const Value q = scheme.rotate_queries_keys(split_heads(qkv_parts[0], heads));  // (B, NH, T, H)
     const Value k = scheme.rotate_queries_keys(split_heads(qkv_parts[1], heads));  // (B, NH, T, H)
@@ -71,10 +64,9 @@ Value CausalSelfAttention::attend(const Value& x, const ForwardOptions& options)
     const float factor = options.score_scale / std::sqrt(static_cast<float>(head_dim));
     Tensor weights;
     Tensor* kept = options.attention_weights ? &weights : nullptr;
-    const Value attended = fast_kernels() ? fast::causal_attention(q, k, v, bias, factor, kept)
-                                          : attention(q, k, v, bias, factor, kept);  // (B, NH, T, H)
+    const Value attended = attention(q, k, v, bias, factor, kept);  // (B, NH, T, H)
     if (kept) options.attention_weights->push_back(weights.reshaped(Shape{B, heads, T, T}));
-    return merge_heads(scheme.transform_attended(attended), heads);  // (B, NH, T, H) -> (B, T, D)
+    return output.forward(merge_heads(scheme.transform_attended(attended), heads));  // (B, T, D)
 }
 
 }  // namespace wai

@@ -27,13 +27,18 @@ class CausalSelfAttention : public Module {
 public:
     CausalSelfAttention(int64_t dim, int64_t heads, const PositionEncoding& position, Generator& generator);
     Value forward(const Value& x, const ForwardOptions& options = {}) const;  // (B, T, D) -> (B, T, D)
-    // The heads' attended values merged, what the output Linear reads: (B, T, D) -> (B, T, D)
-    Value attend(const Value& x, const ForwardOptions& options = {}) const;
+    // Throws a shape error unless x is (B, T, D).
+    void check_input(const Value& x) const;
 
     int64_t dim, heads, head_dim;
     const PositionEncoding& position;  // the model's scheme (options.position may stand in for it)
     Linear qkv, output;  // D -> 3D, D -> D
 };
+
+// (B, T, NH*H) -> (B, NH, T, H), and back; with one head, (B, T, H) stays as it is (every op after
+// the split works on (..., T, H)).
+Value split_heads(const Value& x, int64_t heads);
+Value merge_heads(const Value& x, int64_t heads);
 
 // The attention formula as plain ops: softmax(factor * q k^T + bias, causal) v, with q, k, v
 // (B, NH, T, H) and bias (NH, T, T) or undefined -> (B, NH, T, H); weights, when given, receives the

@@ -1,6 +1,6 @@
 // Block: one pre-LayerNorm Transformer layer, two residual branches each normalised on the way in:
-// x = x + attention(norm1(x)); x = x + mlp(norm2(x)). With the kernels setting at `fast`, each sum
-// is taken into its branch's last Linear (Linear::forward_onto). Leaves out post-LN ordering and dropout.
+// x = x + attention(norm1(x)); x = x + mlp(norm2(x)).
+// Leaves out post-LN ordering and dropout.
 #pragma once
 #include "nn/attention.hpp"
 #include "nn/layer_norm.hpp"
@@ -20,10 +20,6 @@ public:
 
     // (B, T, D) -> (B, T, D)
     Value forward(const Value& x, const ForwardOptions& options = {}) const {
-        if (fast_kernels()) {  // the same sums, each taken into its branch's last Linear
-            const Value h = attention.output.forward_onto(x, attention.attend(norm1.forward(x), options));  // (B, T, D)
-            return mlp.project.forward_onto(h, mlp.activated(norm2.forward(h)));                             // (B, T, D)
-        }
         const Value h = add(x, attention.forward(norm1.forward(x), options));  // (B, T, D)
         return add(h, mlp.forward(norm2.forward(h)));                          // (B, T, D)
     }

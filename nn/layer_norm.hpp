@@ -1,10 +1,8 @@
 // LayerNorm over the last dimension, weight 1 and bias 0 at the start, eps 1e-5 (PyTorch's): the
-// parameters around the op of autograd/layer_norm.cpp (or its fast kernel). Leaves out normalising
+// parameters around the op of autograd/layer_norm.cpp. Leaves out normalising
 // over more than one trailing dimension, and running statistics (LayerNorm has none).
 #pragma once
-#include "autograd/fast/fast_ops.hpp"
 #include "autograd/ops.hpp"
-#include "nn/kernels_setting.hpp"
 #include "nn/module.hpp"
 
 namespace wai {
@@ -18,7 +16,7 @@ public:
 
     // (..., D) -> (..., D)
     Value forward(const Value& x) const {
-        return fast_kernels() ? fast::layer_norm(x, weight, bias, eps) : layer_norm(x, weight, bias, eps);
+        return layer_norm(x, weight, bias, eps);  // (..., D) -> (..., D)
     }
 
     int64_t dim;

@@ -1,5 +1,7 @@
 // Transformer: token embedding, the position scheme's absolute part (if it has one), a stack of
 // Blocks, and Linear(D, n_out) on the last hidden state (no final LayerNorm, as in the chapter).
+// A program may make, in its place, a model that computes the same forward with other kernels from
+// the same parameters (the fast tree, fast/fast_transformer.hpp): forward is virtual for that alone.
 // Leaves out generation and weight tying; the output is logits at every position.
 #pragma once
 #include <memory>
@@ -26,7 +28,7 @@ public:
     Transformer(const TransformerConfig& config, std::unique_ptr<PositionEncoding> position, Generator& generator);
     // tokens: B*T ids, row-major (B, T) -> logits (B, T, n_out). options: training's by default;
     // a test may scale the scores, use another position scheme, or keep the attention weights.
-    Value forward(const std::vector<int>& tokens, int64_t B, int64_t T, const ForwardOptions& options = {}) const;
+    virtual Value forward(const std::vector<int>& tokens, int64_t B, int64_t T, const ForwardOptions& options = {}) const;
 
     TransformerConfig config;
     std::unique_ptr<PositionEncoding> position;
@@ -34,5 +36,10 @@ public:
     std::vector<std::unique_ptr<Block>> blocks;
     Linear head;
 };
+
+// Makes the model a run trains, with the constructor's arguments: the plain Transformer, or one that
+// computes the same another way (fast/fast_transformer.hpp's make_fast_transformer).
+using TransformerMaker = std::unique_ptr<Transformer> (*)(const TransformerConfig& config,
+                                                          std::unique_ptr<PositionEncoding> position, Generator& generator);
 
 }  // namespace wai

@@ -1,5 +1,5 @@
 # whereami as WebAssembly, under node and in the browser (included by the Makefile):
-#   make web        the library (tensor/ autograd/ nn/ positional/ tasks/, plain and fast kernels, with
+#   make web        the library (tensor/ autograd/ nn/ positional/ tasks/ and the fast tree fast/, with
 #                   files/ and experiment/), train_position and every lesson, built by Emscripten's em++
 #                   into build/web/: NAME.js and NAME.wasm each, run from any folder as
 #                   node build/web/train_position.js lag rope 0 --steps 100

@@ -1,16 +1,13 @@
 // RoPE: the table, the rotation (rows in parallel), the reference loop, and the op.
 // The pair (a, b) at angle phi becomes (a cos phi - b sin phi, a sin phi + b cos phi); the inverse
 // rotation (angle -phi) is the backward, since a rotation's transpose is its inverse.
-// Leaves out caching tables across calls (building one is T * H/2 sin/cos pairs), and the fast op
-// whose backward rotates the gradient where it lies (positional/fast/rope.cpp).
+// Leaves out caching tables across calls (building one is T * H/2 sin/cos pairs).
 #include "positional/rope.hpp"
 
 #include <cmath>
 #include <sstream>
 
 #include "autograd/ops.hpp"
-#include "nn/kernels_setting.hpp"
-#include "positional/fast/rope.hpp"
 #include "tensor/elementwise.hpp"
 
 namespace wai {
@@ -118,7 +115,7 @@ RotaryPositions::RotaryPositions(int64_t h, double b, RopePairing p, std::vector
 Value RotaryPositions::rotate_queries_keys(const Value& x) const {
     const int64_t T = x.shape()[x.shape().rank() - 2];
     const RopeTable table = make_rope_table(T, frequencies, pairing);
-    const Value rotated = fast_kernels() ? fast::rope(x, table) : rope(x, table);  // (..., T, H)
+    const Value rotated = rope(x, table);  // (..., T, H)
     return query_key_scale == 1.0f ? rotated : scale(rotated, query_key_scale);
 }
 

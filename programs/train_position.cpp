@@ -6,7 +6,7 @@
 // --check-flags only checks the arguments, as a run would before it starts, and runs nothing: make
 // experiment asks it about RUN_FLAGS before it removes any result made with other flags.
 // --extend tests a RoPE model with a context extension (pi, ntk, yarn; positional/context_extension.hpp).
-// --kernels picks the ops the model is built from (nn/kernels_setting.hpp): the same result either way.
+// --kernels picks the model made (startup/kernels_choice.hpp): the same result either way.
 // --verbose says on stderr, before training, what the run computes with: the kernels setting, the
 // OpenBLAS kernels and where that choice came from (startup/openblas_startup.hpp), the threads.
 // --load FILE starts from saved weights (then --steps 0 only evaluates them); --save FILE writes the
@@ -34,9 +34,9 @@
 #include <stdexcept>
 #include <string>
 
-#include "nn/kernels_setting.hpp"
 #include "positional/number_text.hpp"
 #include "files/run_weights.hpp"
+#include "startup/kernels_choice.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"
 #include "tasks/result_line.hpp"
@@ -64,7 +64,7 @@ const char* const usage =
     "  --extend METHOD[:s]  test a RoPE model with context extension by s: pi, ntk, yarn (as its\n"
     "               authors' code) or yarn-paper (the paper's printed ramp); s defaults to the longest\n"
     "               test length / the training length\n"
-    "  --kernels plain|fast  the model as a chain of plain ops, or with the fast kernels swapped in\n"
+    "  --kernels plain|fast  the model as a chain of plain ops, or the same model on the fast kernels\n"
     "               (the default; the same result either way)\n"
     "  --threads N  OpenMP and OpenBLAS threads, 1 to 4 x the CPUs (default: OMP_NUM_THREADS, or every CPU)\n"
     "  --verbose    say on stderr which kernels and OpenBLAS kernels (and where their choice came from) and\n"
@@ -104,7 +104,7 @@ struct Options {
     bool quiet = false;
     bool check_only = false;
     bool verbose = false;
-    Kernels kernels = Kernels::fast;
+    Kernels kernels = default_kernels();
 };
 
 const char* const flags_with_values[] = {"--steps", "--batch", "--train-len", "--test-lens", "--dim", "--layers",
@@ -217,7 +217,7 @@ int main(int argc, char** argv) {
     }
     if (options.check_only) return 0;
     set_threads(options.threads);
-    set_kernels(options.kernels);
+    options.run.make_transformer = transformer_maker(options.kernels);
     if (options.verbose)
         std::fprintf(stderr, "train_position: --kernels %s; OpenBLAS %s kernels: %s; %d OpenMP thread%s, OpenBLAS %d\n",
                      kernels_name(options.kernels), blas_kernels(), blas_kernels_origin().c_str(), omp_get_max_threads(),

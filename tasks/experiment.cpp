@@ -43,6 +43,7 @@ std::unique_ptr<Transformer> make_model(const RunConfig& c) {
     Generator init(stream_seed(c.seed, init_stream));
     auto position = c.custom_position ? c.custom_position(c.dim, c.heads, init)
                                       : make_position_encoding(parse_position_spec(c.scheme), c.dim, c.heads, init);
+    if (c.make_transformer) return c.make_transformer(model_config, std::move(position), init);
     return std::make_unique<Transformer>(model_config, std::move(position), init);
 }
 

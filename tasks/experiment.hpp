@@ -35,6 +35,9 @@ struct RunConfig {
     // is validated as usual): the exercises train with a learner's code this way. Given D, NH and the
     // init stream, as make_position_encoding is.
     std::function<std::unique_ptr<PositionEncoding>(int64_t dim, int64_t heads, Generator& init)> custom_position;
+    // The model's kind, chosen once here: null for the plain Transformer (the reading path); a program
+    // may give another that computes the same, its parameters drawn alike (fast/fast_transformer.hpp).
+    TransformerMaker make_transformer = nullptr;
 };
 
 struct RunResult {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "autograd/fast/fast_ops.hpp"
+#include "fast/fast_ops.hpp"
 #include "autograd/gradcheck.hpp"
 #include "autograd/ops.hpp"
 #include "tensor/elementwise.hpp"

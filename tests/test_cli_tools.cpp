@@ -223,9 +223,10 @@ TEST_CASE("lessons: an argument a lesson does not take is refused with one line 
     CHECK(lessons >= 11);
     check_one_line_refusal(run(folder, "lessons/06_rope_exercise", {"--try", "extra"}), 2,
                            build_dir + "/lessons/06_rope_exercise",
-                           "unknown argument 'extra': this lesson takes --kernels plain|fast and --try");
-    check_one_line_refusal(run(folder, "lessons/05_rope", {"--kernels", "fused"}), 2, build_dir + "/lessons/05_rope",
-                           "unknown argument '--kernels' without plain or fast after it");
+                           "unknown argument 'extra': this lesson takes --try, at most once, and nothing else");
+    // A lesson is the reading path: the plain model always, no --kernels (startup/kernels_choice.hpp).
+    check_one_line_refusal(run(folder, "lessons/05_rope", {"--kernels", "plain"}), 2, build_dir + "/lessons/05_rope",
+                           "unknown argument '--kernels': this lesson takes no arguments");
 }
 
 TEST_CASE("lesson 06 --try: each line it cannot use is answered with one line, and it goes on", "[cli]") {
@@ -294,8 +295,7 @@ TEST_CASE("the collectors, bench_step and the lessons refuse a repeated flag, an
         refused("bench_step", {"--steps", value}, "bench_step", "--steps needs a whole number from 1 to 100000, got '" + value + "'");
     refused("bench_step", {"--threads", "+1"}, "bench_step", "--threads must be a whole number from 1 to ");
     const std::string lesson = build_dir + "/lessons/05_rope";
-    refused("lessons/05_rope", {"--kernels", "fast", "--kernels", "plain"}, lesson, "--kernels is given twice");
-    refused("lessons/05_rope", {"--kernels", ""}, lesson, "unknown argument '--kernels' without plain or fast after it");
+    refused("lessons/05_rope", {""}, lesson, "unknown argument '': this lesson takes no arguments");
     refused("lessons/06_rope_exercise", {"--try", "--try"}, build_dir + "/lessons/06_rope_exercise", "--try is given twice");
     refused("lessons/05_rope", {"\xff\n"}, lesson, "unknown argument '\\xff\\x0a'");
 }

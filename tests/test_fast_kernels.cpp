@@ -1,8 +1,8 @@
-// Tests of the fast kernels (autograd/fast/, positional/fast/), each against the plain ops it replaces:
+// Tests of the fast kernels (fast/, fast/), each against the plain ops it replaces:
 // the same values and gradients within float rounding, and a full-Jacobian gradcheck of its own.
 // The fused causal attention gets a hand example, one head, several heads, a scale, T = 1 and sizes
 // large enough for its OpenMP path, RoPE'd inputs at the chapter's head size, the no-gradient path
-// and its shape errors. Leaves out the whole model on both paths (test_kernels_setting.cpp).
+// and its shape errors. Leaves out the whole model on both paths (test_kernels_choice.cpp).
 #include "tests/catch.hpp"
 
 #include <omp.h>
@@ -12,9 +12,9 @@
 #include <stdexcept>
 #include <vector>
 
-#include "autograd/fast/fast_ops.hpp"
+#include "fast/fast_ops.hpp"
 #include "nn/attention.hpp"
-#include "positional/fast/rope.hpp"
+#include "fast/rope.hpp"
 #include "tests/helpers.hpp"
 
 using namespace wai;

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "nn/adamw.hpp"
-#include "nn/kernels_setting.hpp"
 #include "autograd/ops.hpp"
 #include "nn/transformer.hpp"
 #include "positional/context_extension.hpp"
@@ -31,11 +30,19 @@
 #include "tasks/task.hpp"
 #include "tests/helpers.hpp"
 #include "files/weights_file.hpp"
+#include "startup/kernels_choice.hpp"
 
 using namespace wai;
 using wai::testing::error_on_scale;
 
 namespace {
+
+// The model as a program with these kernels makes it (startup/kernels_choice.hpp).
+std::unique_ptr<Transformer> made(Kernels kernels, const TransformerConfig& config, std::unique_ptr<PositionEncoding> position,
+                                  Generator& generator) {
+    const TransformerMaker make = transformer_maker(kernels);
+    return make ? make(config, std::move(position), generator) : std::make_unique<Transformer>(config, std::move(position), generator);
+}
 
 // Tolerances. Two float32 programs that add the same numbers in different orders differ by a few
 // units of float32 rounding (~1e-7) times the size of what is being summed, so an entry near zero
@@ -69,7 +76,7 @@ std::string golden_file(const std::string& task, const std::string& scheme) {
     return std::string(WAI_GOLDEN_DIR) + "/golden_" + task + "_" + name + ".safetensors";
 }
 
-void check_against_pytorch(const std::string& task_name, const std::string& scheme) {
+void check_against_pytorch(const std::string& task_name, const std::string& scheme, Kernels kernels) {
     // The task's starting point (initial weights, batch, AdamW step) is in its "none" file; each
     // scheme's file has that scheme's logits, loss and gradients (and the learned table's weights).
     const WeightsFile start = read_weights_file(golden_file(task_name, "none"));
@@ -82,8 +89,9 @@ void check_against_pytorch(const std::string& task_name, const std::string& sche
     config.vocab = task.vocab;
     config.outputs = task.outputs();
     Generator unused(0);  // every weight is replaced by PyTorch's
-    Transformer model(config, make_position_encoding(parse_position_spec(scheme), config.dim, config.heads, unused),
-                      unused);
+    const auto made_model = made(kernels, config, make_position_encoding(parse_position_spec(scheme), config.dim, config.heads, unused),
+                                 unused);
+    Transformer& model = *made_model;
     load_parameters(model, initial, golden_file(task_name, scheme));
 
     const Tensor& tokens = start.tensors.at("tokens");  // (B, T)
@@ -118,7 +126,7 @@ ExtensionSpec::Kind method_kind(const std::string& method) { return parse_extens
 
 // A RoPE model from the task's starting weights, extended to each length by each method, against
 // PyTorch's logits with Hugging Face's frequencies.
-void check_extension_against_pytorch(const std::string& task_name) {
+void check_extension_against_pytorch(const std::string& task_name, Kernels kernels) {
     const WeightsFile start = read_weights_file(golden_file(task_name, "none"));
     const WeightsFile golden = read_weights_file(golden_file(task_name, "extension"));
     const std::vector<int> tokens = as_integers(golden.tensors.at("tokens"));  // (1, 512)
@@ -134,8 +142,9 @@ void check_extension_against_pytorch(const std::string& task_name) {
                 std::replace(name.begin(), name.end(), ':', '-');
                 INFO(name);
                 Generator unused(0);
-                Transformer model(config, make_position_encoding(parse_position_spec(scheme), config.dim, config.heads, unused),
-                                  unused);
+                const auto made_model =
+                    made(kernels, config, make_position_encoding(parse_position_spec(scheme), config.dim, config.heads, unused), unused);
+                Transformer& model = *made_model;
                 load_parameters(model, start, golden_file(task_name, "none"));
                 const PositionSpec spec = parse_position_spec(scheme);
                 const auto extended = extend_context(config.dim / config.heads, spec.has_value ? spec.value : 10000.0,
@@ -193,8 +202,7 @@ TEST_CASE("golden: RoPE models extended to 128 and 512 with PI, NTK and YaRN mat
     for (const char* task : {"lag", "seen"})
         for (const Kernels kernels : {Kernels::plain, Kernels::fast})
             DYNAMIC_SECTION(task << " " << kernels_name(kernels)) {
-                const KernelsScope scope(kernels);
-                check_extension_against_pytorch(task);
+                check_extension_against_pytorch(task, kernels);
             }
 }
 
@@ -205,7 +213,6 @@ TEST_CASE("golden: both tasks, every scheme and t5, both kernels settings, match
             for (const char* scheme :
                  {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625", "t5"})
                 DYNAMIC_SECTION(task << " " << kernels_name(kernels) << " " << scheme) {
-                    const KernelsScope scope(kernels);
-                    check_against_pytorch(task, scheme);
+                    check_against_pytorch(task, scheme, kernels);
                 }
 }

@@ -1,7 +1,7 @@
 // One lesson, run in its own Web Worker (web/lessons_page.cpp's module): message in {lesson:
 // "05_rope"}; messages out "line" (each line the lesson prints, stream "out" or "err") and "exit"
 // with its exit code. The page ends the worker after "exit", so each run starts from a fresh module.
-// Leaves out lesson arguments (--kernels): the page runs each lesson as `make lessons-run` does.
+// Leaves out lesson arguments (lesson 06's --try): the page runs each lesson as `make lessons-run` does.
 importScripts('whereami_lessons.js');
 
 onmessage = (event) => {

@@ -26,6 +26,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/ops.hpp"
+#include "fast/fast_transformer.hpp"
 #include "positional/alibi.hpp"
 #include "positional/number_text.hpp"
 #include "positional/rope.hpp"
@@ -185,6 +186,7 @@ public:
             config.seed = static_cast<uint64_t>(whole_number(seed, "the seed", 0, 1000000000));
             config.steps = whole_number(steps, "the number of steps", 1, 100000);
             wai::validate(config);
+            config.make_transformer = wai::fast::make_fast_transformer;  // as train_position's default
             model_ = wai::make_model(config);
             state_ = std::make_unique<wai::TrainingState>(*model_, config);
             config_ = config;

@@ -29,7 +29,6 @@
 
 #include "autograd/gradcheck.hpp"
 #include "lessons/exercises/marked_place.hpp"
-#include "nn/kernels_setting.hpp"
 #include "tasks/experiment.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"

@@ -53,7 +53,6 @@ inline int replace_ops(const wai::Value& loss, const std::string& op_name, const
 // gradient by a large part of itself.
 inline bool compare_training_step(Checker& checker, const std::string& what,
                                   const std::function<void(wai::Value& loss)>& your_backward) {
-    wai::KernelsScope plain(wai::Kernels::plain);
     const wai::Batch batch = chapter_batch();
     const std::unique_ptr<wai::Transformer> library = wai::make_model(chapter_config());
     const std::unique_ptr<wai::Transformer> yours = wai::make_model(chapter_config());

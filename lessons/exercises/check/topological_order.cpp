@@ -120,7 +120,6 @@ void check(exercise::Checker& checker) {
         return;
 
     {
-        wai::KernelsScope plain(wai::Kernels::plain);
         const auto model = wai::make_model(exercise::chapter_config());
         if (!check_graph(checker, "the loss graph of the chapter's model (lag, rope)",
                          exercise::chapter_loss(*model, exercise::chapter_batch())))

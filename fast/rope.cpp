@@ -1,6 +1,6 @@
 // fast::rope: forward as the plain op, backward R(-t theta) applied to the gradient in place.
 // Leaves out the table and the rotation kernels (positional/rope.cpp).
-#include "positional/fast/rope.hpp"
+#include "fast/rope.hpp"
 
 namespace wai::fast {
 

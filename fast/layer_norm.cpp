@@ -2,13 +2,37 @@
 // it can without a new tensor: straight onto x's gradient when x has one already (the residual
 // stream does), and otherwise over the incoming gradient, row by row. A test holds it to the plain
 // op. Leaves out everything the plain op leaves out.
-#include "autograd/fast/fast_ops.hpp"
+#include "fast/fast_ops.hpp"
 #include "autograd/formulas.hpp"
 #include "tensor/elementwise.hpp"
 
 namespace wai::fast {
 
 namespace {  // each op type is private to its file
+
+// layer_norm_row_backward (autograd/layer_norm.cpp) with dx added onto what is there, in the same order.
+void row_backward_onto(const float* x, const float* g, const float* weight, float mean, float rstd, int64_t width,
+                       float* dx, float* dweight, float* dbias) {
+    float sum_dxhat = 0.0f, sum_dxhat_xhat = 0.0f;
+    #pragma omp simd reduction(+ : sum_dxhat, sum_dxhat_xhat)
+    for (int64_t c = 0; c < width; ++c) {
+        const float dxhat = g[c] * weight[c];
+        sum_dxhat += dxhat;
+        sum_dxhat_xhat += dxhat * (x[c] - mean) * rstd;
+    }
+    if (dweight) {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c) dweight[c] += g[c] * (x[c] - mean) * rstd;
+    }
+    if (dbias) {
+        #pragma omp simd
+        for (int64_t c = 0; c < width; ++c) dbias[c] += g[c];
+    }
+    const float mean_dxhat = sum_dxhat / static_cast<float>(width);
+    const float mean_dxhat_xhat = sum_dxhat_xhat / static_cast<float>(width);
+    #pragma omp simd
+    for (int64_t c = 0; c < width; ++c) dx[c] += rstd * (g[c] * weight[c] - mean_dxhat - (x[c] - mean) * rstd * mean_dxhat_xhat);
+}
 
 struct LayerNormWhereGradientLies final : Op {
     std::vector<float> mean, rstd;  // per row: the mean and 1 / sqrt(var + eps)
@@ -25,10 +49,13 @@ struct LayerNormWhereGradientLies final : Op {
         // row onto gradients that already hold something, they would round against those sums.
         Tensor dweight = weight.requires_grad() ? Tensor(weight.shape()) : Tensor();
         Tensor dbias = bias.requires_grad() ? Tensor(bias.shape()) : Tensor();
-        for (int64_t r = 0; r < x.shape().rows(); ++r)
-            layer_norm_row_backward(x.value().data() + r * D, g.data() + r * D, weight.value().data(), mean[r], rstd[r],
-                                    D, dx ? dx + r * D : nullptr, onto_existing, dweight.defined() ? dweight.data() : nullptr,
-                                    dbias.defined() ? dbias.data() : nullptr);
+        float* dw = dweight.defined() ? dweight.data() : nullptr;
+        float* db = dbias.defined() ? dbias.data() : nullptr;
+        for (int64_t r = 0; r < x.shape().rows(); ++r) {
+            const float *xr = x.value().data() + r * D, *gr = g.data() + r * D;
+            if (onto_existing) row_backward_onto(xr, gr, weight.value().data(), mean[r], rstd[r], D, dx + r * D, dw, db);
+            else layer_norm_row_backward(xr, gr, weight.value().data(), mean[r], rstd[r], D, dx ? dx + r * D : nullptr, dw, db);
+        }
         if (dx && !onto_existing) x.accumulate_grad(std::move(g));
         if (dweight.defined()) weight.accumulate_grad(std::move(dweight));
         if (dbias.defined()) bias.accumulate_grad(std::move(dbias));

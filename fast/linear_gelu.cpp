@@ -10,8 +10,8 @@
 
 #include <cmath>
 
-#include "autograd/fast/fast_ops.hpp"
-#include "autograd/fast/linear_shares.hpp"
+#include "fast/fast_ops.hpp"
+#include "fast/linear_shares.hpp"
 #include "tensor/gemm.hpp"
 
 namespace wai::fast {

@@ -5,8 +5,8 @@
 // moved rather than copied. That is a pass and a result tensor fewer forward, and two copies of the
 // gradient fewer backward, than the plain linear then add.
 // A test holds it to add then linear. Leaves out a residual that broadcasts: it has the output's shape.
-#include "autograd/fast/fast_ops.hpp"
-#include "autograd/fast/linear_shares.hpp"
+#include "fast/fast_ops.hpp"
+#include "fast/linear_shares.hpp"
 #include "tensor/elementwise.hpp"
 #include "tensor/gemm.hpp"
 

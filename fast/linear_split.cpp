@@ -2,7 +2,7 @@
 // part k is the outputs [k C, (k + 1) C) of the layer, computed from those rows of W and b in place.
 // Attention's q, k and v come out of one Linear(D, 3D) this way with no copy to split them apart.
 // A test holds it to the plain chain it replaces. Leaves out uneven parts.
-#include "autograd/fast/fast_ops.hpp"
+#include "fast/fast_ops.hpp"
 #include "tensor/gemm.hpp"
 #include "tensor/elementwise.hpp"
 

@@ -1,6 +1,6 @@
 // fast::rope: the RoPE op of positional/rope.hpp whose backward rotates the incoming gradient back
-// where it lies instead of into a new tensor. Chosen by the kernels setting (nn/kernels_setting.hpp);
-// a test holds it to the plain op. Leaves out everything the plain op leaves out.
+// where it lies instead of into a new tensor. FastTransformer calls it for a RoPE scheme; a test holds
+// it to the plain op. Leaves out everything the plain op leaves out.
 #pragma once
 #include "positional/rope.hpp"
 

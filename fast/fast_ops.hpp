@@ -1,8 +1,8 @@
 // The fast kernels: ops that compute what a chain of plain ops (autograd/ops.hpp) computes, with
-// fewer passes over memory. Each replaces plain ops in one place, chosen by the kernels setting
-// (nn/kernels_setting.hpp), and a test holds each to the plain ops it replaces: the same values and
-// gradients within float rounding. Shapes use the letters of autograd/ops.hpp.
-// Leaves out the plain ops themselves, and RoPE's fast op (positional/fast/rope.hpp).
+// fewer passes over memory. FastTransformer (fast/fast_transformer.cpp) calls each where the plain
+// model calls the chain it replaces, and a test holds each to that chain (tests/test_fast_kernels.cpp):
+// the same values and gradients within float rounding. Shapes use the letters of autograd/ops.hpp.
+// Leaves out the plain ops themselves, and RoPE's fast op (fast/rope.hpp).
 #pragma once
 #include <vector>
 

@@ -1,5 +1,5 @@
 // The input's and the weight's shares of a linear layer's gradient (linear_shares.hpp).
-#include "autograd/fast/linear_shares.hpp"
+#include "fast/linear_shares.hpp"
 
 #include "tensor/gemm.hpp"
 

@@ -1,8 +1,8 @@
-// Tests of the kernels setting (nn/kernels_setting.hpp): the whole model on the plain path and on the
-// fast path. For every scheme and both tasks, one training step from the same weights and batch
-// gives the same logits, loss and gradients within float rounding, and the same weights after one
-// AdamW step; a 2000-step lag rope run of train_position gives the same result line on both; the
-// setting's parsing.
+// Tests of the kernels choice (startup/kernels_choice.hpp): the plain Transformer (nn/) against the fast
+// tree's FastTransformer (fast/fast_transformer.hpp). For every scheme and both tasks, one training step
+// from the same weights and batch gives the same logits, loss and gradients within float rounding, and
+// the same weights after one AdamW step; a 2000-step lag rope run of train_position gives the same
+// result line on both; the two models have the same parameters, drawn alike; the choice's parsing.
 // Leaves out each fast kernel on its own (test_fast_kernels.cpp) and PyTorch (test_golden.cpp).
 #include "tests/catch.hpp"
 
@@ -12,7 +12,8 @@
 #include <vector>
 
 #include "nn/adamw.hpp"
-#include "nn/kernels_setting.hpp"
+#include "fast/fast_transformer.hpp"
+#include "startup/kernels_choice.hpp"
 #include "autograd/ops.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
@@ -47,8 +48,8 @@ struct Step {
 
 // One training step of the experiment's model (its sizes and initial weights for this seed) on one
 // batch of 8 sequences of 32, with the kernels given.
-Step one_step(const RunConfig& config, Kernels kernels) {
-    const KernelsScope scope(kernels);
+Step one_step(RunConfig config, Kernels kernels) {
+    config.make_transformer = transformer_maker(kernels);
     const auto model = make_model(config);
     Generator data(7);
     const Batch batch = make_task(config.task).sample(data, 8, config.train_length);
@@ -144,7 +145,7 @@ TEST_CASE("plain and fast kernels: short runs give the same result line, every s
         config.test_lengths = std::string(r.scheme) == "learned" ? std::vector<int64_t>{32, 128} : std::vector<int64_t>{32, 256, 512};
         std::string line[2];
         for (const Kernels kernels : {Kernels::plain, Kernels::fast}) {
-            const KernelsScope scope(kernels);
+            config.make_transformer = transformer_maker(kernels);
             line[kernels == Kernels::fast] = format_result_line(config, run_experiment(config));
         }
         INFO(r.task << " " << r.scheme << " " << r.extension);
@@ -152,13 +153,23 @@ TEST_CASE("plain and fast kernels: short runs give the same result line, every s
     }
 }
 
-TEST_CASE("the kernels setting: default, scope, and parsing", "[kernels]") {
-    CHECK(kernels() == Kernels::fast);
-    {
-        const KernelsScope scope(Kernels::plain);
-        CHECK_FALSE(fast_kernels());
+TEST_CASE("the kernels choice: the model each makes, the same parameters drawn alike, and parsing", "[kernels]") {
+    CHECK(default_kernels() == Kernels::fast);
+    RunConfig config;
+    config.scheme = "learned";  // a scheme with parameters of its own, drawn before the model's
+    const auto plain = make_model(config);
+    CHECK(dynamic_cast<const fast::FastTransformer*>(plain.get()) == nullptr);
+    config.make_transformer = transformer_maker(Kernels::fast);
+    const auto fast = make_model(config);
+    CHECK(dynamic_cast<const fast::FastTransformer*>(fast.get()) != nullptr);
+    const auto plain_parameters = plain->named_parameters(), fast_parameters = fast->named_parameters();
+    REQUIRE(plain_parameters.size() == fast_parameters.size());
+    for (size_t i = 0; i < plain_parameters.size(); ++i) {
+        INFO(plain_parameters[i].first);
+        CHECK(plain_parameters[i].first == fast_parameters[i].first);
+        CHECK(numbers(plain_parameters[i].second.value()) == numbers(fast_parameters[i].second.value()));
     }
-    CHECK(fast_kernels());
+    CHECK(transformer_maker(Kernels::plain) == nullptr);
     CHECK(parse_kernels("plain") == Kernels::plain);
     CHECK(parse_kernels("fast") == Kernels::fast);
     CHECK(std::string(kernels_name(Kernels::plain)) == "plain");

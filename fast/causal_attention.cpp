@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "autograd/fast/fast_ops.hpp"
+#include "fast/fast_ops.hpp"
 #include "tensor/gemm.hpp"
 #include "autograd/formulas.hpp"
 #include "tensor/elementwise.hpp"

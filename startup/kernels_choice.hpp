@@ -1,0 +1,25 @@
+// The kernels a program's model runs on, chosen once where the model is made: `plain`, the syllabus's
+// Transformer (the chapter's math as a chain of plain ops: the reading path), or `fast`, FastTransformer
+// (fast/fast_transformer.hpp), the same numbers within float rounding with fewer passes over memory.
+// train_position and bench_step take --kernels plain|fast, fast unless given; the lessons and the
+// exercises' checkers are the reading path, always plain.
+// Leaves out choosing per layer or per op.
+#pragma once
+#include <string>
+
+#include "nn/transformer.hpp"
+
+namespace wai {
+
+enum class Kernels { plain, fast };
+
+// "plain" or "fast"; anything else throws std::invalid_argument naming it and the two choices.
+Kernels parse_kernels(const std::string& text);
+const char* kernels_name(Kernels choice);
+// fast where the build has the fast tree, plain where it leaves it out.
+Kernels default_kernels();
+
+// RunConfig::make_transformer for the choice: null (the plain Transformer) or fast::make_fast_transformer.
+TransformerMaker transformer_maker(Kernels choice);
+
+}  // namespace wai

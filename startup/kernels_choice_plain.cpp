@@ -1,0 +1,27 @@
+// The kernels choice in the build without the fast tree (make plain-build, which proves that the
+// lessons and train_position build and run from the plain reference alone): `fast` is refused, saying
+// why. Stands in for startup/kernels_choice.cpp there, never in the full build.
+#include <stdexcept>
+
+#include "startup/kernels_choice.hpp"
+
+namespace wai {
+
+Kernels parse_kernels(const std::string& text) {
+    if (text == "plain") return Kernels::plain;
+    if (text == "fast")
+        throw std::invalid_argument("--kernels fast: this build leaves out the fast tree (fast/, make plain-build); "
+                                    "the choice here is plain");
+    throw std::invalid_argument("unknown kernels '" + text + "': the choice in this build is plain (the chain of plain ops)");
+}
+
+const char* kernels_name(Kernels choice) { return choice == Kernels::plain ? "plain" : "fast"; }
+
+Kernels default_kernels() { return Kernels::plain; }
+
+TransformerMaker transformer_maker(Kernels choice) {
+    if (choice == Kernels::fast) throw std::invalid_argument("--kernels fast: this build leaves out the fast tree (fast/)");
+    return nullptr;
+}
+
+}  // namespace wai
