@@ -22,10 +22,10 @@ void softmax_row(const float* x, float* y, int64_t visible, int64_t length);
 // dx may be g.
 void softmax_row_backward(const float* y, const float* g, float* dx, int64_t visible, int64_t length);
 
-// LayerNorm of `rows` rows of `width`: y = weight * (x - mean) * rstd + bias, rstd = 1 / sqrt(var + eps),
-// var the biased (1 / width) variance as in PyTorch; each row's mean and rstd are written out.
-void layer_norm_rows(const float* x, const float* weight, const float* bias, float eps, int64_t rows, int64_t width,
-                     float* y, float* mean, float* rstd);
+// LayerNorm of one row of `width`: y = weight * (x - mean) * rstd + bias, rstd = 1 / sqrt(var + eps),
+// var the biased (1 / width) variance as in PyTorch; the row's mean and rstd are written out.
+void layer_norm_row(const float* x, const float* weight, const float* bias, float eps, int64_t width, float* y,
+                    float& mean, float& rstd);
 // Its backward for one row, with x_hat = (x - mean) * rstd and dx_hat = g * weight:
 //   dx = rstd * (dx_hat - mean(dx_hat) - x_hat * mean(dx_hat * x_hat))
 //   dweight += g * x_hat;  dbias += g                     (each of the three skipped when null)

@@ -10,25 +10,20 @@
 
 namespace wai {
 
-void layer_norm_rows(const float* x, const float* weight, const float* bias, float eps, int64_t rows, int64_t width,
-                     float* y, float* mean, float* rstd) {
+void layer_norm_row(const float* x, const float* weight, const float* bias, float eps, int64_t width, float* y,
+                    float& mean, float& rstd) {
     // Float sums in `omp simd` order: vectorised, and the same order on every run.
-    #pragma omp parallel for if (rows * width > 65536) schedule(static)
-    for (int64_t r = 0; r < rows; ++r) {
-        const float* xr = x + r * width;
-        float sum = 0.0f, sum_sq = 0.0f;
-        #pragma omp simd reduction(+ : sum)
-        for (int64_t c = 0; c < width; ++c) sum += xr[c];
-        const float mu = sum / static_cast<float>(width);
-        #pragma omp simd reduction(+ : sum_sq)
-        for (int64_t c = 0; c < width; ++c) sum_sq += (xr[c] - mu) * (xr[c] - mu);
-        const float inv = 1.0f / std::sqrt(sum_sq / static_cast<float>(width) + eps);
-        mean[r] = mu;
-        rstd[r] = inv;
-        float* yr = y + r * width;
-        #pragma omp simd
-        for (int64_t c = 0; c < width; ++c) yr[c] = (xr[c] - mu) * inv * weight[c] + bias[c];
-    }
+    float sum = 0.0f, sum_sq = 0.0f;
+    #pragma omp simd reduction(+ : sum)
+    for (int64_t c = 0; c < width; ++c) sum += x[c];
+    const float mu = sum / static_cast<float>(width);
+    #pragma omp simd reduction(+ : sum_sq)
+    for (int64_t c = 0; c < width; ++c) sum_sq += (x[c] - mu) * (x[c] - mu);
+    const float inv = 1.0f / std::sqrt(sum_sq / static_cast<float>(width) + eps);
+    mean = mu;
+    rstd = inv;
+    #pragma omp simd
+    for (int64_t c = 0; c < width; ++c) y[c] = (x[c] - mu) * inv * weight[c] + bias[c];
 }
 
 void layer_norm_row_backward(const float* x, const float* g, const float* weight, float mean, float rstd, int64_t width,
@@ -71,8 +66,9 @@ struct LayerNormOp final : Op {
         const int64_t rows = s.rows();
         op->mean.resize(rows), op->rstd.resize(rows);
         Tensor y = Tensor::uninitialized(s);
-        layer_norm_rows(x.value().data(), weight.value().data(), bias.value().data(), eps, rows, D, y.data(),
-                        op->mean.data(), op->rstd.data());
+        for (int64_t r = 0; r < rows; ++r)
+            layer_norm_row(x.value().data() + r * D, weight.value().data(), bias.value().data(), eps, D, y.data() + r * D,
+                           op->mean[r], op->rstd[r]);
         return record("layer_norm", std::move(y), {x, weight, bias}, std::move(op));
     }
 

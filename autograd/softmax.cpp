@@ -55,7 +55,6 @@ struct Softmax final : Op {
         if (causal && s.rank() < 2) shape_error("softmax", s.str(), "a causal mask needs (..., T, Tk)");
         const int64_t Tk = s.last(), rows = s.rows(), T = causal ? s[s.rank() - 2] : 1;
         Tensor y = Tensor::uninitialized(s);  // every entry is written, masked ones as 0
-        #pragma omp parallel for if (rows * Tk > 65536) schedule(static)
         for (int64_t r = 0; r < rows; ++r)
             softmax_row(x.value().data() + r * Tk, y.data() + r * Tk, visible(r, T, Tk, causal), Tk);
         return record("softmax", std::move(y), {x}, std::make_unique<Softmax>(causal));
@@ -69,7 +68,6 @@ struct Softmax final : Op {
         const Shape& s = y.shape();
         const int64_t Tk = s.last(), rows = s.rows(), T = causal ? s[s.rank() - 2] : 1;
         Tensor grad_x = Tensor::uninitialized(s);  // every entry is written, masked ones as 0
-        #pragma omp parallel for if (rows * Tk > 65536) schedule(static)
         for (int64_t r = 0; r < rows; ++r)
             softmax_row_backward(y.data() + r * Tk, out.grad.data() + r * Tk, grad_x.data() + r * Tk,
                                  visible(r, T, Tk, causal), Tk);

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <stdexcept>
 
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "startup/output_check.hpp"
 #include "startup/openblas_startup.hpp"
 

@@ -36,7 +36,7 @@
 #include "autograd/ops.hpp"
 #include "nn/transformer.hpp"
 #include "positional/make_position.hpp"
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"
 #include "startup/thread_policy.hpp"

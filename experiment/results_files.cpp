@@ -13,7 +13,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "positional/spec.hpp"
 #include "files/atomic_file.hpp"
 #include "startup/output_check.hpp"

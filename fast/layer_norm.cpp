@@ -73,8 +73,11 @@ Value layer_norm(const Value& x, const Value& weight, const Value& bias, float e
     const int64_t rows = s.rows(), D = s.last();
     op->mean.resize(rows), op->rstd.resize(rows);
     Tensor y = Tensor::uninitialized(s);
-    layer_norm_rows(x.value().data(), weight.value().data(), bias.value().data(), eps, rows, D, y.data(), op->mean.data(),
-                    op->rstd.data());
+    // The plain op's rows, several threads at a time from 65536 numbers on.
+    #pragma omp parallel for if (rows * D > 65536) schedule(static)
+    for (int64_t r = 0; r < rows; ++r)
+        layer_norm_row(x.value().data() + r * D, weight.value().data(), bias.value().data(), eps, D, y.data() + r * D,
+                       op->mean[r], op->rstd[r]);
     return record("layer_norm", std::move(y), {x, weight, bias}, std::move(op));
 }
 

@@ -125,7 +125,7 @@ void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model)
 
 }  // namespace
 
-void validate(const RunConfig& c, const RunFiles& f) {
+void check_files(const RunConfig& c, const RunFiles& f) {
     if (c.steps == 0 && f.load_path.empty())
         throw std::invalid_argument("--steps must be positive, got 0 (0 is allowed with --load: evaluate the loaded "
                                     "weights without training)");
@@ -149,22 +149,19 @@ void validate(const RunConfig& c, const RunFiles& f) {
                                     "sinusoid, learned, rope and alibi); save t5 weights in our layout");
 }
 
-RunResult run_experiment(const RunConfig& c, const RunFiles& f, const ProgressFunction& progress) {
-    validate(c, f);
-    const std::unique_ptr<Transformer> model = make_model(c);
-    if (!f.load_path.empty()) load_run_weights(c, f, *model);
-    RunResult result;
-    train(*model, c, result, progress);
-    if (!f.save_path.empty()) {
-        // Checked again: a file of another kind may have been put there while the model trained.
-        const std::string what_is_there = not_a_weights_file(f.save_path);
-        if (!what_is_there.empty())
-            throw std::runtime_error("--save " + f.save_path + ": a file that is not a weights file was put there during the run (" +
-                                     what_is_there + "); it was kept, and the trained weights were not saved");
-        save_weights(f.save_path, *model, {}, saved_for(c), f.save_layout);
-    }
-    test_model(*model, c, result);
-    return result;
+RunHooks weights_hooks(const RunConfig& c, const RunFiles& f) {
+    RunHooks hooks;
+    if (!f.load_path.empty()) hooks.before_training = [c, f](Transformer& model) { load_run_weights(c, f, model); };
+    if (!f.save_path.empty())
+        hooks.after_training = [c, f](Transformer& model) {
+            // Checked again: a file of another kind may have been put there while the model trained.
+            const std::string what_is_there = not_a_weights_file(f.save_path);
+            if (!what_is_there.empty())
+                throw std::runtime_error("--save " + f.save_path + ": a file that is not a weights file was put there during the run (" +
+                                         what_is_there + "); it was kept, and the trained weights were not saved");
+            save_weights(f.save_path, model, {}, saved_for(c), f.save_layout);
+        };
+    return hooks;
 }
 
 }  // namespace wai

@@ -1,7 +1,8 @@
-// A run of the experiment with weight files, as train_position's --load and --save make it: the
-// weights read before training (in either layout, told by their names; the file's metadata must be
-// this run's task, scheme and sizes), written after it with the run's settings as metadata.
-// Leaves out the run itself (tasks/experiment.hpp) and the file format (files/weights_file.hpp).
+// A run's weight files, as train_position's --load and --save give them: the weights read before
+// training (in either layout, told by their names; the file's metadata must be this run's task,
+// scheme and sizes), written after it with the run's settings as metadata. Only the reading and
+// writing: the run itself is tasks/experiment.hpp's run_experiment, which calls them as its hooks.
+// Leaves out the file format (files/weights_file.hpp).
 #pragma once
 #include <functional>
 #include <string>
@@ -22,10 +23,12 @@ struct RunFiles {
 };
 
 // validate(config), and what the files add: steps 0 only with a file to load; a --save target that
-// can be written (files/atomic_file.hpp); the chapter's layout only for its schemes.
-void validate(const RunConfig& config, const RunFiles& files);
+// can be written (files/atomic_file.hpp) and holds no other kind of file; the chapter's layout only
+// for its schemes.
+void check_files(const RunConfig& config, const RunFiles& files);
 
-// validate, make_model, load, train, save, test_model.
-RunResult run_experiment(const RunConfig& config, const RunFiles& files, const ProgressFunction& progress = {});
+// run_experiment's hooks for these files: load before training, save after it (each only when a
+// path is given). Call check_files first: the hooks check only what may change during the run.
+RunHooks weights_hooks(const RunConfig& config, const RunFiles& files);
 
 }  // namespace wai

@@ -16,7 +16,7 @@
 
 #include "lessons/course_rope.hpp"
 #include "lessons/lesson.hpp"
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "positional/rope.hpp"
 #include "tensor/elementwise.hpp"
 
@@ -105,7 +105,7 @@ void print_score(const Tensor& vector, int64_t m, int64_t n) {
 // ---- --try: the chapter's widget. Positions are capped so a typo cannot ask for a huge table. ----
 constexpr int64_t largest_position = 1000000;
 
-// A number by positional/number_text.hpp's rule: digits with an optional leading '-' (so "+-5",
+// A number by tensor/number_text.hpp's rule: digits with an optional leading '-' (so "+-5",
 // "--5" and "5x" are not numbers, and " 5" never reaches here: the line is split at spaces).
 bool parse_number(const std::string& text, int64_t& value) {
     try {

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "autograd/ops.hpp"
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "files/atomic_file.hpp"
 #include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"

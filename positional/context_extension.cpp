@@ -6,7 +6,7 @@
 #include <stdexcept>
 
 #include "positional/ntk_scaling.hpp"
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "positional/position_interpolation.hpp"
 #include "positional/yarn.hpp"
 #include "positional/yarn_paper.hpp"

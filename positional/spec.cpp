@@ -5,7 +5,7 @@
 #include <limits>
 #include <stdexcept>
 
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 
 namespace wai {
 

@@ -23,7 +23,7 @@
 #include <sstream>
 
 #include "positional/context_extension.hpp"
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "tasks/evaluate.hpp"
 #include "startup/openblas_startup.hpp"
 #include "tasks/result_line.hpp"

@@ -13,7 +13,7 @@
 // weights after training (safetensors, files/weights_file.hpp; written whole or not at all, and never
 // onto a folder, a device or a symbolic link: files/atomic_file.hpp), named as here or, with
 // --save-layout chapter, as the chapter's PyTorch model names them; --load reads either.
-// Each flag at most once, and none with an empty value. Numbers as positional/number_text.hpp reads
+// Each flag at most once, and none with an empty value. Numbers as tensor/number_text.hpp reads
 // them: digits with an optional leading '-' ("+5", " 5", "0x10", "1e3" are refused for integers).
 // Progress goes to stderr when it is a terminal. Bad input: one line naming the fault, exit code 2; a run
 // that fails (an unreadable or corrupt weight file, a loss that is not finite, memory): one line, exit code 1.
@@ -34,7 +34,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "files/run_weights.hpp"
 #include "startup/kernels_choice.hpp"
 #include "startup/openblas_startup.hpp"
@@ -177,7 +177,7 @@ Options parse(int argc, char** argv) {
     const int64_t seed = parse_integer(positional[2], "SEED");
     if (seed < 0) throw UsageError("SEED must be a non-negative integer, got '" + positional[2] + "'");
     o.run.seed = static_cast<uint64_t>(seed);
-    validate(o.run, o.files);  // unknown task, bad scheme, sizes: all refused before any training
+    check_files(o.run, o.files);  // unknown task, bad scheme, sizes, the files: all refused before any training
     return o;
 }
 
@@ -226,7 +226,8 @@ int main(int argc, char** argv) {
     try {
         ProgressLine line;
         const bool show = !options.quiet && isatty(STDERR_FILENO);
-        const RunResult result = run_experiment(options.run, options.files, show ? ProgressFunction(std::ref(line)) : ProgressFunction());
+        const RunResult result = run_experiment(options.run, show ? ProgressFunction(std::ref(line)) : ProgressFunction(),
+                                                weights_hooks(options.run, options.files));
         std::printf("%s\n", format_result_line(options.run, result).c_str());
         return 0;
     } catch (const std::bad_alloc&) {

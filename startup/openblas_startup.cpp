@@ -17,7 +17,7 @@
 #include <cstring>
 #include <stdexcept>
 
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "startup/output_check.hpp"
 #include "startup/startup_checks.hpp"
 #include "startup/thread_policy.hpp"

@@ -33,7 +33,7 @@ void set_threads(int thread_count);
 // 4 x the CPUs this process may run on (sched_getaffinity), the most threads a program takes.
 // Safe to call before the C++ library is initialised.
 int max_threads();
-// `text` as a thread count (positional/number_text.hpp's rule), from 1 to max_threads(); else
+// `text` as a thread count (tensor/number_text.hpp's rule), from 1 to max_threads(); else
 // std::invalid_argument("<what> must be a whole number from 1 to N (4 x the C CPUs this process may
 // run on), got '<text>'").
 int parse_thread_count(const std::string& text, const std::string& what);

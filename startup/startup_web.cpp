@@ -13,7 +13,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"
 

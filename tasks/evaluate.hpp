@@ -4,6 +4,7 @@
 // training length look in an attention map. Leaves out loss on test data.
 #pragma once
 #include "nn/transformer.hpp"
+#include "tasks/run_config.hpp"
 #include "tasks/task.hpp"
 
 namespace wai {
@@ -34,5 +35,8 @@ struct AttentionReach {
     double mean_distance = 0.0;
 };
 AttentionReach attention_reach(const float* weights, int64_t T, int64_t from, int64_t lag);
+
+// The tests of a trained model: every accuracy of RunResult, with the extension if the config names one.
+void test_model(const Transformer& model, const RunConfig& config, RunResult& result);
 
 }  // namespace wai

@@ -82,11 +82,13 @@ void train(Transformer& model, const RunConfig& c, RunResult& result, const Prog
     result.seconds_training = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress) {
+RunResult run_experiment(const RunConfig& c, const ProgressFunction& progress, const RunHooks& hooks) {
     validate(c);
     const std::unique_ptr<Transformer> model = make_model(c);
+    if (hooks.before_training) hooks.before_training(*model);
     RunResult result;
     train(*model, c, result, progress);
+    if (hooks.after_training) hooks.after_training(*model);
     test_model(*model, c, result);
     return result;
 }

@@ -8,55 +8,30 @@
 #pragma once
 #include <functional>
 #include <memory>
-#include <string>
-#include <vector>
 
 #include "nn/adamw.hpp"
 #include "nn/transformer.hpp"
+#include "tasks/evaluate.hpp"
+#include "tasks/run_checks.hpp"
+#include "tasks/run_config.hpp"
 #include "tasks/task.hpp"
 
 namespace wai {
 
-struct RunConfig {
-    std::string task = "lag";
-    std::string scheme = "none";
-    uint64_t seed = 0;
-    int64_t steps = 2000, batch = 64, train_length = 32;
-    std::vector<int64_t> test_lengths{32, 64, 128};
-    int64_t dim = 64, layers = 2, heads = 1, mlp_hidden = 256;
-    float lr = 1e-3f;
-    int64_t lag = 3;
-    int64_t vocab = 0;  // 0: the task's own (16 for lag, 96 for seen)
-    int64_t eval_sequences = 256;
-    // A test-time context extension for RoPE ("pi", "ntk:4", "yarn", ...), or empty for none. Without
-    // ":s", s is the longest test length / train_length (at least 1).
-    std::string extension;
-    // A scheme of the caller's own in place of the one `scheme` names (which still labels the run and
-    // is validated as usual): the exercises train with a learner's code this way. Given D, NH and the
-    // init stream, as make_position_encoding is.
-    std::function<std::unique_ptr<PositionEncoding>(int64_t dim, int64_t heads, Generator& init)> custom_position;
-    // The model's kind, chosen once here: null for the plain Transformer (the reading path); a program
-    // may give another that computes the same, its parameters drawn alike (fast/fast_transformer.hpp).
-    TransformerMaker make_transformer = nullptr;
-};
-
-struct RunResult {
-    std::vector<double> accuracy;  // one per test length
-    double past_train_accuracy = 0;  // at the longest length, positions >= train_length
-    bool has_past_train = false;     // false when no test length goes past train_length
-    double scaled_accuracy = 0;      // at the longest length, scores x log(T)/log(train_length)
-    double always_no_accuracy = 0;   // at the longest length, answering 0 everywhere (for seen)
-    std::string extension;           // the extension tested, with its factor ("yarn:4"), or empty
-    double final_loss = 0;
-    double seconds_training = 0;
-};
-
 // Progress after each step: step (1-based), total steps, loss.
 using ProgressFunction = std::function<void(int64_t, int64_t, double)>;
 
-// make_model, train and test_model in turn. Throws std::invalid_argument for a configuration that
-// cannot run (with a one-line reason), and std::runtime_error if the loss stops being finite (naming the step).
-RunResult run_experiment(const RunConfig& config, const ProgressFunction& progress = {});
+// What a caller does around a run's training, each given the model: before it (made, not trained yet:
+// train_position loads weights here) and after it (trained, not tested yet: it saves them here).
+// files/run_weights.hpp makes the weight files' pair.
+struct RunHooks {
+    std::function<void(Transformer&)> before_training, after_training;
+};
+
+// validate, make_model, the hook before, train, the hook after, test_model. Throws
+// std::invalid_argument for a configuration that cannot run (with a one-line reason), and
+// std::runtime_error if the loss stops being finite (naming the step).
+RunResult run_experiment(const RunConfig& config, const ProgressFunction& progress = {}, const RunHooks& hooks = {});
 
 // What a run's training carries from one step to the next: the task its batches come from, the
 // optimizer (AdamW at config.lr over the model's parameters) and the stream its batches are drawn
@@ -73,16 +48,6 @@ struct TrainingState {
 double training_step(Transformer& model, AdamW& optimizer, const Task& task, Generator& data, const RunConfig& config);
 // config.steps training steps from the model's current weights: fills final_loss and seconds_training.
 void train(Transformer& model, const RunConfig& config, RunResult& result, const ProgressFunction& progress = {});
-// The tests of a trained model: every accuracy of RunResult, with the extension if the config names one.
-void test_model(const Transformer& model, const RunConfig& config, RunResult& result);
-
-// Checks everything run_experiment would refuse, without training; throws the same errors
-// (tasks/run_checks.cpp). steps may be 0 here: the model is tested as it is.
-void validate(const RunConfig& config);
-// The largest --batch, --train-len, --dim and test length validate accepts (--mlp: 4x, --eval-seqs and
-// --vocab: 16x, --layers: 64).
-constexpr int64_t max_size = 4096;
-constexpr int64_t max_steps = 100000;  // --steps, as the page takes them
 
 // The model a run starts from: the task's sizes, the scheme, parameters drawn from the seed's init
 // stream (before loading any weights). The config must be valid.

@@ -2,6 +2,8 @@
 // needs (an even head for RoPE, the learned table's rows), the task's (a lag shorter than the
 // sequences), and a context extension only for RoPE. Each refusal is one line naming the flag.
 // Leaves out the weight files' checks (files/run_weights.cpp).
+#include "tasks/run_checks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

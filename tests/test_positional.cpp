@@ -22,7 +22,7 @@
 #include "positional/learned.hpp"
 #include "positional/length_scaling.hpp"
 #include "positional/make_position.hpp"
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "positional/rope.hpp"
 #include "positional/sinusoid.hpp"
 #include "positional/spec.hpp"

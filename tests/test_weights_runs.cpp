@@ -21,6 +21,14 @@ using namespace wai::testing;
 using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::StartsWith;
 
+namespace {
+// A run with weight files, as train_position makes it: the files checked, then the run with their hooks.
+RunResult run_with_files(const RunConfig& config, const RunFiles& files) {
+    check_files(config, files);
+    return run_experiment(config, {}, weights_hooks(config, files));
+}
+}  // namespace
+
 TEST_CASE("run_experiment: --save, then --load with --steps 0 evaluates the same weights", "[weights_file][tasks]") {
     TemporaryFile trained_file("trained.safetensors"), reloaded_file("reloaded.safetensors");
     RunConfig config;
@@ -29,7 +37,7 @@ TEST_CASE("run_experiment: --save, then --load with --steps 0 evaluates the same
     config.eval_sequences = 4;
     RunFiles files;
     files.save_path = trained_file.path;
-    const RunResult trained = run_experiment(config, files);
+    const RunResult trained = run_with_files(config, files);
     const WeightsFile saved = read_weights_file(trained_file.path);
     CHECK(saved.metadata.at("scheme") == "rope");
 
@@ -40,7 +48,7 @@ TEST_CASE("run_experiment: --save, then --load with --steps 0 evaluates the same
     RunFiles reload_files;
     reload_files.load_path = trained_file.path;
     reload_files.save_path = reloaded_file.path;
-    const RunResult evaluated = run_experiment(reload, reload_files);
+    const RunResult evaluated = run_with_files(reload, reload_files);
     const WeightsFile resaved = read_weights_file(reloaded_file.path);
     REQUIRE(resaved.tensors.size() == saved.tensors.size());
     for (const auto& [name, tensor] : saved.tensors) {
@@ -50,7 +58,7 @@ TEST_CASE("run_experiment: --save, then --load with --steps 0 evaluates the same
     // The same weights on the same test sequences (seed 0's) give the same accuracies.
     reload.seed = 0;
     reload_files.save_path.clear();
-    const RunResult same_seed = run_experiment(reload, reload_files);
+    const RunResult same_seed = run_with_files(reload, reload_files);
     CHECK(same_seed.accuracy == trained.accuracy);
     CHECK(same_seed.scaled_accuracy == trained.scaled_accuracy);
     CHECK(evaluated.accuracy.size() == trained.accuracy.size());
@@ -60,11 +68,11 @@ TEST_CASE("run_experiment refuses --steps 0 without --load, an unwritable --save
           "[weights_file][tasks]") {
     RunConfig no_training;
     no_training.steps = 0;
-    CHECK_THROWS_WITH(validate(no_training, RunFiles{}), ContainsSubstring("0 is allowed with --load"));
+    CHECK_THROWS_WITH(check_files(no_training, RunFiles{}), ContainsSubstring("0 is allowed with --load"));
 
     RunFiles nowhere;
     nowhere.save_path = "/nonexistent/weights.safetensors";
-    CHECK_THROWS_WITH(validate(RunConfig{}, nowhere), ContainsSubstring("the folder '/nonexistent' does not exist"));
+    CHECK_THROWS_WITH(check_files(RunConfig{}, nowhere), ContainsSubstring("the folder '/nonexistent' does not exist"));
 
     TemporaryFile file("rope.safetensors");
     RunConfig config;
@@ -73,15 +81,15 @@ TEST_CASE("run_experiment refuses --steps 0 without --load, an unwritable --save
     config.eval_sequences = 2;
     RunFiles files;
     files.save_path = file.path;
-    run_experiment(config, files);
+    run_with_files(config, files);
     config.scheme = "none";  // the same parameters, so only the metadata can tell
     files.save_path.clear();
     files.load_path = file.path;
-    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config, files); }),
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_with_files(config, files); }),
                ContainsSubstring("saved as lag rope; this run is lag none; load it into a run of the task and scheme it was saved as"));
 
     write_bytes(file.path, "not a weights file");
-    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config, files); }), ContainsSubstring("the header length"));
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_with_files(config, files); }), ContainsSubstring("the header length"));
 }
 
 TEST_CASE("weights file: our names and the chapter's PyTorch model's map onto each other", "[weights_file]") {
@@ -185,12 +193,12 @@ TEST_CASE("run_experiment: a file with no task and scheme loads only in the chap
 
     RunFiles files;
     files.load_path = ours.path;
-    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config, files); }),
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_with_files(config, files); }),
                ContainsSubstring("its __metadata__ does not say the task and scheme it was saved as"));
     std::vector<std::string> notes;
     files.load_notice = [&](const std::string& note) { notes.push_back(note); };
     files.load_path = chapter.path;
-    run_experiment(config, files);
+    run_with_files(config, files);
     REQUIRE(notes.size() == 1);
     CHECK_THAT(notes[0], ContainsSubstring("the chapter's PyTorch layout, with no task and scheme in its metadata: loaded as lag "
                                   "rope, this run's task and scheme"));
@@ -200,19 +208,19 @@ TEST_CASE("run_experiment: a file with no task and scheme loads only in the chap
     save.steps = 1, save.batch = 2;
     RunFiles save_files;
     save_files.save_path = chapter.path, save_files.save_layout = WeightsLayout::chapter;
-    run_experiment(save, save_files);
+    run_with_files(save, save_files);
     CHECK(read_weights_file(chapter.path).metadata.at("scheme") == "rope");
     CHECK(read_weights_file(chapter.path).tensors.count("layers.0.qkv.weight") == 1);
     config.scheme = "rope:1000000";
     notes.clear();
-    CHECK_THAT(message_of<std::runtime_error>([&] { run_experiment(config, files); }),
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_with_files(config, files); }),
                ContainsSubstring("saved as lag rope; this run is lag rope:1000000"));
     CHECK(notes.empty());
 
     RunConfig t5 = save;
     t5.scheme = "t5";
-    CHECK_THAT(invalid_argument_message([&] { validate(t5, save_files); }), ContainsSubstring("the chapter's PyTorch model has no t5 scheme"));
+    CHECK_THAT(invalid_argument_message([&] { check_files(t5, save_files); }), ContainsSubstring("the chapter's PyTorch model has no t5 scheme"));
     t5.scheme = "rope";
     save_files.save_path.clear();
-    CHECK_THAT(invalid_argument_message([&] { validate(t5, save_files); }), ContainsSubstring("--save-layout chapter needs --save FILE"));
+    CHECK_THAT(invalid_argument_message([&] { check_files(t5, save_files); }), ContainsSubstring("--save-layout chapter needs --save FILE"));
 }

@@ -28,7 +28,7 @@
 #include "autograd/ops.hpp"
 #include "fast/fast_transformer.hpp"
 #include "positional/alibi.hpp"
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "positional/rope.hpp"
 #include "positional/sinusoid.hpp"
 #include "positional/spec.hpp"

@@ -16,7 +16,7 @@
 
 #include "lessons/exercises/exercise.hpp"
 #include "lessons/exercises/marked_place.hpp"
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 #include "tasks/experiment.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"

@@ -4,7 +4,7 @@
 // standard libraries, the web build's among them). A real whose value underflows to zero, or
 // overflows, is refused; a subnormal one is read (as std::from_chars does).
 // Leaves out locales: the decimal point is always '.'.
-#include "positional/number_text.hpp"
+#include "tensor/number_text.hpp"
 
 #include <locale.h>
 

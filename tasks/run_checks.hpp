@@ -1,0 +1,19 @@
+// The limits of a run's configuration (tasks/run_checks.cpp): validate refuses, in one line naming the
+// flag, what run_experiment could not run.
+// Leaves out the weight files' checks (files/run_weights.hpp).
+#pragma once
+#include <cstdint>
+
+#include "tasks/run_config.hpp"
+
+namespace wai {
+
+// Checks everything run_experiment would refuse, without training; throws std::invalid_argument.
+// steps may be 0 here: the model is tested as it is.
+void validate(const RunConfig& config);
+// The largest --batch, --train-len, --dim and test length validate accepts (--mlp: 4x, --eval-seqs and
+// --vocab: 16x, --layers: 64).
+constexpr int64_t max_size = 4096;
+constexpr int64_t max_steps = 100000;  // --steps, as the page takes them
+
+}  // namespace wai
