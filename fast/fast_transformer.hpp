@@ -4,7 +4,7 @@
 // of the qkv weight; the scores, softmax and weighted sum in one op; RoPE and LayerNorm's backwards
 // writing where the gradient lies; the first MLP Linear and GELU in one op; each residual sum taken
 // into its branch's last Linear. A program chooses it once, where the model is made
-// (RunConfig::make_transformer); tests hold it to the plain forward (tests/test_kernels_setting.cpp).
+// (RunConfig::make_transformer); tests hold it to the plain forward (tests/test_kernels_choice.cpp).
 // Leaves out everything the plain Transformer leaves out; a scheme other than RoPE turns queries and
 // keys with its own (plain) ops.
 #pragma once
