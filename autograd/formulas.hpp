@@ -3,16 +3,25 @@
 // autograd/gelu.cpp. Declared here because the fast ops (fast/) compute with the same ones.
 // Leaves out the ops themselves (autograd/ops.hpp).
 #pragma once
+#include <cmath>
 #include <vector>
 
 #include "tensor/tensor.hpp"
 
 namespace wai {
 
-// Exact (erf) GELU, element by element, using glibc's vector math (autograd/gelu.cpp is compiled for it), and its
-// slope GELU'(x) = Phi(x) + x phi(x), the factor a backward multiplies the incoming gradient by. With
-// slope given, gelu writes both in one pass (erf evaluated once per element).
-Tensor gelu(const Tensor& x, Tensor* slope = nullptr);
+// Exact (erf) GELU on one element, the formula written once: GELU(x) = x Phi(x), with Phi the standard
+// normal distribution function, Phi(x) = 0.5 (1 + erf(x / sqrt 2)), and the slope a backward
+// multiplies the incoming gradient by, GELU'(x) = Phi(x) + x phi(x), phi the standard normal density.
+// Inline so that a loop over elements compiled with -ffast-math (autograd/gelu.cpp, fast/linear_gelu.cpp)
+// calls glibc's vector erf and exp (libmvec).
+inline float normal_cdf(float x) { return 0.5f * erfcf(-x * 0.70710678118654752f); }
+inline float gelu_slope_given_cdf(float x, float cdf) {
+    return cdf + x * (0.3989422804014327f * expf(-0.5f * x * x));
+}
+
+// GELU and its slope over a tensor, element by element (x any shape, the result x's shape).
+Tensor gelu(const Tensor& x);
 Tensor gelu_slope(const Tensor& x);
 
 // One softmax row of `length` entries of which the first `visible` take part (a causal mask hides

@@ -1,7 +1,7 @@
 // The GELU op, exact form: y = x * Phi(x), Phi the standard normal distribution function (via erf).
-// The element loops are here too, forward and slope; this file and fast/linear_gelu.cpp, alone
-// of autograd/, are compiled with -ffast-math so GCC calls glibc's vector erf and exp (libmvec): no
-// finiteness check may live here.
+// The element loops are here too, forward and slope, with autograd/formulas.hpp's normal_cdf;
+// this file is compiled with -ffast-math (as fast/linear_gelu.cpp) so GCC calls glibc's vector erf
+// and exp (libmvec): no finiteness check may live here.
 // Leaves out the tanh approximation.
 #include <cmath>
 
@@ -11,38 +11,25 @@
 
 namespace wai {
 
-// d/dx [x * Phi(x)] = Phi(x) + x * phi(x), with phi the standard normal density.
-static constexpr float inv_sqrt_2pi = 0.3989422804014327f;
-
-Tensor gelu_slope(const Tensor& x) {
-    Tensor out = Tensor::uninitialized(x.shape());
-    const float* in = x.data();
-    float* dy = out.data();
-    const int64_t count = x.numel();
-    #pragma omp parallel for simd if (count > 65536) schedule(static)
-    for (int64_t i = 0; i < count; ++i)
-        dy[i] = 0.5f * (1.0f + erff(in[i] * float(M_SQRT1_2))) + in[i] * (inv_sqrt_2pi * expf(-0.5f * in[i] * in[i]));
-    return out;
-}
-
-Tensor gelu(const Tensor& x, Tensor* slope) {
+// y = x Phi(x), element by element
+Tensor gelu(const Tensor& x) {  // x's shape
     Tensor out = Tensor::uninitialized(x.shape());
     const float* in = x.data();
     float* y = out.data();
     const int64_t count = x.numel();
-    if (slope == nullptr) {
-        #pragma omp parallel for simd if (count > 65536) schedule(static)
-        for (int64_t i = 0; i < count; ++i) y[i] = 0.5f * in[i] * (1.0f + erff(in[i] * float(M_SQRT1_2)));
-        return out;
-    }
-    *slope = Tensor::uninitialized(x.shape());
-    float* dy = slope->data();
-    #pragma omp parallel for simd if (count > 65536) schedule(static)
-    for (int64_t i = 0; i < count; ++i) {
-        const float cdf = 0.5f * (1.0f + erff(in[i] * float(M_SQRT1_2)));
-        y[i] = in[i] * cdf;
-        dy[i] = cdf + in[i] * (inv_sqrt_2pi * expf(-0.5f * in[i] * in[i]));
-    }
+    #pragma omp simd
+    for (int64_t i = 0; i < count; ++i) y[i] = in[i] * normal_cdf(in[i]);
+    return out;
+}
+
+// d/dx [x Phi(x)] = Phi(x) + x phi(x), element by element
+Tensor gelu_slope(const Tensor& x) {  // x's shape
+    Tensor out = Tensor::uninitialized(x.shape());
+    const float* in = x.data();
+    float* dy = out.data();
+    const int64_t count = x.numel();
+    #pragma omp simd
+    for (int64_t i = 0; i < count; ++i) dy[i] = gelu_slope_given_cdf(in[i], normal_cdf(in[i]));
     return out;
 }
 

@@ -86,7 +86,7 @@ struct Node {
     ~Node();  // unlinks long chains of parents without recursion
 };
 
-// The one buffer-reuse helper, for fast ops only (fast/, fast/): hands over the
+// The one buffer-reuse helper, for fast ops only (fast/): hands over the
 // memory of out.grad to an op whose share for one parent has the output's shape and is written over
 // the incoming gradient element by element as it is read (saving a new tensor of that size and a
 // pass over memory). out.grad is undefined afterwards: the op works on what this returns instead

@@ -3,7 +3,7 @@
 // bias and writes GELU over the sums in place, keeping the slope GELU'(h) = Phi(h) + h phi(h); the
 // backward multiplies the incoming gradient by the slope where it lies and sums the bias's gradient
 // in that same pass, then makes the two products. That is two passes over the (..., out) activations
-// fewer each way, and one tensor of that size fewer. The GELU formulas are autograd/gelu.cpp's, and
+// fewer each way, and one tensor of that size fewer. The GELU formulas are autograd/formulas.hpp's, and
 // this file is compiled as that one is (-ffast-math, for glibc's vector erf and exp): no finiteness
 // check may live here. A test holds it to linear then gelu. Leaves out the tanh approximation.
 #include <omp.h>
@@ -12,15 +12,14 @@
 
 #include "fast/fast_ops.hpp"
 #include "fast/linear_shares.hpp"
+#include "autograd/formulas.hpp"
 #include "tensor/gemm.hpp"
 
 namespace wai::fast {
 
 namespace {  // each op type is private to its file
 
-constexpr float inv_sqrt_2pi = 0.3989422804014327f;
-
-// The passes run on several threads from this many elements on, as autograd/gelu.cpp's loops do.
+// The passes run on several threads from this many elements on.
 constexpr int64_t parallel_from = 65536;
 
 struct LinearGelu final : Op {
@@ -39,7 +38,7 @@ struct LinearGelu final : Op {
         const float* b = bias.value().data();
         float* dy = keep_slope ? slope.data() : nullptr;
         float* h = y.data();
-        // Two loops, as autograd/gelu.cpp has, so each is vectorised (erf and exp) just as that file's.
+        // Two loops, one without the slope, each vectorised (erf and exp).
         if (dy == nullptr) {
             #pragma omp parallel for if (rows * out > parallel_from) schedule(static)
             for (int64_t r = 0; r < rows; ++r) {
@@ -47,7 +46,7 @@ struct LinearGelu final : Op {
                 #pragma omp simd
                 for (int64_t j = 0; j < out; ++j) {
                     const float v = row[j] + b[j];
-                    row[j] = 0.5f * v * (1.0f + erff(v * float(M_SQRT1_2)));
+                    row[j] = v * normal_cdf(v);
                 }
             }
         } else {
@@ -58,9 +57,9 @@ struct LinearGelu final : Op {
                 #pragma omp simd
                 for (int64_t j = 0; j < out; ++j) {
                     const float v = row[j] + b[j];
-                    const float cdf = 0.5f * (1.0f + erff(v * float(M_SQRT1_2)));
+                    const float cdf = normal_cdf(v);
                     row[j] = v * cdf;
-                    slope_row[j] = cdf + v * (inv_sqrt_2pi * expf(-0.5f * v * v));
+                    slope_row[j] = gelu_slope_given_cdf(v, cdf);
                 }
             }
         }

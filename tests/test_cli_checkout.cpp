@@ -1,8 +1,13 @@
 // The checkout and the machine as make finds them: a clone made with core.autocrlf=true checks out LF
 // line ends (.gitattributes), a checkout path make's command lines cannot take is refused in one line,
-// make experiment without flock says so, and the page's agreement check reads numbers alike under any locale.
+// make experiment without flock says so, the page's agreement check reads numbers alike under any locale,
+// and the README's reading table counts the lines each file has.
 // Leaves out make's own variables (tests/test_cli_make.cpp).
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
 #include <string>
 #include <utility>
 
@@ -125,4 +130,32 @@ TEST_CASE("the page's agreement check compares accuracies as numbers under a loc
     INFO("stdout: " << near.out << "\nstderr: " << near.err);
     CHECK(near.status == 0);
     CHECK(holds(near.out, "[ok] lag rope: largest accuracy difference 0.005"));
+}
+
+TEST_CASE("the README's reading table gives each file's line count as it is, and their sum", "[checkout]") {
+    const auto text_of = [](const std::string& path) {
+        std::ifstream in(path, std::ios::binary);
+        return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    };
+    const std::string readme = text_of(source_dir + "/README.md");
+    REQUIRE(!readme.empty());
+    // A row: | 18 | [`autograd/gelu.cpp`](autograd/gelu.cpp) | 54 | exact GELU and its slope |
+    const std::regex row(R"(\n\| (\d+) \| \[`([^`]+)`\]\([^)]+\) \| (\d+) \|)");
+    int64_t files = 0, lines = 0;
+    for (auto it = std::sregex_iterator(readme.begin(), readme.end(), row); it != std::sregex_iterator(); ++it) {
+        const std::string path = (*it)[2];
+        const std::string file = text_of(source_dir + "/" + path);
+        INFO("README row " << (*it)[1] << ": " << path);
+        REQUIRE(!file.empty());
+        const auto counted = std::count(file.begin(), file.end(), '\n');
+        CHECK(std::stoll((*it)[3]) == counted);
+        ++files;
+        lines += counted;
+    }
+    CHECK(files >= 20);
+    // The sentence above the table: "...: 23 files, 1,467 lines;"
+    std::smatch said;
+    REQUIRE(std::regex_search(readme, said, std::regex(R"(: (\d+) files, (\d+),?(\d*) lines)")));
+    CHECK(std::stoll(said[1]) == files);
+    CHECK(std::stoll(std::string(said[2]) + std::string(said[3])) == lines);
 }
