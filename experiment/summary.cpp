@@ -53,6 +53,26 @@ SeedFigures parse_chapter_table(const std::string& text, const std::string& wher
     return chapter;
 }
 
+std::vector<double> always_no_figures(const std::vector<uint64_t>& seeds) {
+    const Task seen = make_task("seen");
+    std::vector<double> baseline(5, 0.0);
+    for (uint64_t seed : seeds)
+        for (int i = 0; i < 3; ++i) {
+            const Batch batch = test_batch(seen, seed, experiment_lengths[i], 256);
+            int64_t no = 0, scored = 0, no_past = 0, scored_past = 0;
+            for (int64_t n = 0; n < batch.B * batch.T; ++n) {
+                no += batch.targets[n] == 0, ++scored;
+                if (n % batch.T >= 32) no_past += batch.targets[n] == 0, ++scored_past;
+            }
+            baseline[i] += static_cast<double>(no) / scored / seeds.size();
+            if (experiment_lengths[i] == 128) {
+                baseline[3] += static_cast<double>(no_past) / scored_past / seeds.size();
+                baseline[4] += static_cast<double>(no) / scored / seeds.size();
+            }
+        }
+    return baseline;
+}
+
 namespace {
 
 std::string fixed(double v) {
@@ -180,23 +200,8 @@ ExperimentSummary summarize_experiment(const SeedFigures& ours, const SeedFigure
         }
     }
 
-    // Always answering "no" on seen, over the same test sequences the runs were scored on.
-    const Task seen = make_task("seen");
-    double* baseline = summary.always_no;
-    for (uint64_t seed : seeds)
-        for (int i = 0; i < 3; ++i) {
-            const Batch batch = test_batch(seen, seed, experiment_lengths[i], 256);
-            int64_t no = 0, scored = 0, no_past = 0, scored_past = 0;
-            for (int64_t n = 0; n < batch.B * batch.T; ++n) {
-                no += batch.targets[n] == 0, ++scored;
-                if (n % batch.T >= 32) no_past += batch.targets[n] == 0, ++scored_past;
-            }
-            baseline[i] += static_cast<double>(no) / scored / seeds.size();
-            if (experiment_lengths[i] == 128) {
-                baseline[3] += static_cast<double>(no_past) / scored_past / seeds.size();
-                baseline[4] += static_cast<double>(no) / scored / seeds.size();
-            }
-        }
+    const std::vector<double> baseline = always_no_figures(seeds);
+    std::copy(baseline.begin(), baseline.end(), summary.always_no);
     md << "Always answering \"no\" on seen, computed from the sampled test sets: ";
     for (int f = 0; f < 4; ++f) md << figure_names[f] << ": " << fixed(baseline[f]) << (f < 3 ? "; " : "");
     md << " (the chapter: 0.85, 0.73, 0.55, 0.45).\n\n"

@@ -34,6 +34,10 @@ bool is_experiment_run(const ResultLine& r, const std::string& task, const std::
 // naming `where` and the first fault (an empty or cut table is no table).
 SeedFigures parse_chapter_table(const std::string& text, const std::string& where);
 
+// Always answering "no" on seen, over the test sequences the runs of these seeds are scored on: the
+// five figures, each the mean over the seeds (the baseline a seen accuracy must beat).
+std::vector<double> always_no_figures(const std::vector<uint64_t>& seeds);
+
 // One cell of the summary: a figure's mean over our seeds beside the chapter's.
 struct SummaryCell {
     std::string task, scheme;

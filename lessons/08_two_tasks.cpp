@@ -215,15 +215,19 @@ void judge_the_short_runs(const wai::RunConfig& config, const wai::RunResult& la
 // chapter's published figures in results/summary.md. `make experiment SEEDS='0 1 2 3 4'` runs more.
 void estimate_the_full_experiment(const wai::RunConfig& config, const wai::RunResult& lag_result,
                                   const wai::RunResult& seen_result) {
-    lesson::heading("The full experiment: make experiment");
+    lesson::heading(lesson::in_page ? "The full experiment: this page's section 3" : "The full experiment: make experiment");
     const double seconds_per_step = (lag_result.seconds_training + seen_result.seconds_training) / (2.0 * config.steps);
     const int64_t full_steps = wai::RunConfig{}.steps;  // the experiment's default: 2000
     const int64_t full_runs = 2 * 7 * 2;                 // tasks x schemes x seeds
     std::printf("  this machine, now: %.1f ms per training step, so about %.0f s of training per full run of %lld steps\n",
                 1000.0 * seconds_per_step, full_steps * seconds_per_step, static_cast<long long>(full_steps));
-    std::printf("  and about %.0f minutes of training for the %lld runs, two at a time (testing adds a little)\n",
-                full_runs * full_steps * seconds_per_step / 2.0 / 60.0, static_cast<long long>(full_runs));
-    std::printf("  results: results/table.txt (every run's line) and results/summary.md (seed averages vs the chapter)\n");
+    std::printf("  and about %.0f minutes of training for the %lld runs, two at a time (testing adds a little)%s\n",
+                full_runs * full_steps * seconds_per_step / 2.0 / 60.0, static_cast<long long>(full_runs),
+                lesson::in_page ? "; section 3 runs one a core" : "");
+    if (lesson::in_page)
+        std::printf("  results: section 3 keeps every run's line and sets the seed averages beside the chapter's\n");
+    else
+        std::printf("  results: results/table.txt (every run's line) and results/summary.md (seed averages vs the chapter)\n");
 }
 
 }  // namespace

@@ -13,6 +13,14 @@
 
 namespace lesson {
 
+// Whether the lesson runs in the web page (built with WAI_IN_PAGE, platform/web.mk) rather than in a
+// clone: a lesson that sends the reader to a make command names the page's own section there instead.
+#ifdef WAI_IN_PAGE
+constexpr bool in_page = true;
+#else
+constexpr bool in_page = false;
+#endif
+
 // The first call of every lesson: the process's start-up, then its command line: nothing, or `extra`
 // for a lesson that has one flag of its own (lesson 06's --try). Returns whether `extra` was given.
 // Anything else, and `extra` given twice, is refused with one line and exit code 2, rather than

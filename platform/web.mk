@@ -149,7 +149,7 @@ $(WEB_BUILD)/whereami_page.js: $(WEB_BUILD)/web/page_api.o $(WEB_LIBRARY) $(WEB_
 
 $(WEB_BUILD)/page/lessons/%.o: lessons/%.cpp $(WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked
 	@mkdir -p $(dir $@)
-	$(EMXX) $(WEB_CXXFLAGS) $(WEB_CHECKED_FLAGS) -Dmain=lesson_$* -DWAI_LESSONS_DATA_DIR='"/lessons/data"' -c $< -o $@
+	$(EMXX) $(WEB_CXXFLAGS) $(WEB_CHECKED_FLAGS) -Dmain=lesson_$* -DWAI_IN_PAGE -DWAI_LESSONS_DATA_DIR='"/lessons/data"' -c $< -o $@
 # It names every lesson of the page: made again when the list (lessons.json, below) is.
 $(WEB_BUILD)/page/lessons_page.o: web/lessons_page.cpp $(WEB_FLAGS_FILE) $(WEB_BUILD)/lessons.json | $(WEB_INCLUDE)/.linked
 	@mkdir -p $(dir $@)

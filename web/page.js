@@ -1,5 +1,5 @@
-// The page's own script: the widget (engine calls in the page, each a few microseconds), the
-// training and context extension (web/training_worker.js), the lessons (web/lesson_worker.js, a fresh
+// The page's own script: the widget (engine calls in the page, each a few microseconds; its drawing
+// is web/rotation.js), the experiment's section (web/experiment.js), the training and context extension (web/training_worker.js), the lessons (web/lesson_worker.js, a fresh
 // worker per run), and the drawings (loss curve, attention maps) on canvases.
 // Leaves out every number's computation: each comes from the engine (web/page_api.cpp).
 'use strict';
@@ -27,7 +27,7 @@ function fail(text) {
 const format = (x) => (x >= 0 ? '+' : '') + x.toFixed(4);
 
 // ---- 1. The widget ----
-const widget = { engine: null, before: null };
+const widget = { engine: null, before: null, drawn: null };
 
 function scoresAt(m, n) {
   const answer = JSON.parse(widget.engine.position_scores(m, n, Number($('alibi-slope').value)));
@@ -57,10 +57,12 @@ function showScores(now, before) {
   $('move-both').title = moveOk ? '' : `both positions must stay below ${now.positions}`;
 }
 
+// `before`: the scores and the drawing's angles before "Move both by +5", when that is the change.
 function updateWidget(before) {
   const now = scoresAt(Number($('query-pos').value), Number($('key-pos').value));
   widget.before = before || null;
   showScores(now, widget.before);
+  widget.drawn = drawRotation(widget.engine, now, widget.before && widget.before.drawn);
 }
 
 function setUpWidget(engine) {
@@ -68,9 +70,10 @@ function setUpWidget(engine) {
   $('query-pos').addEventListener('input', () => updateWidget());
   $('key-pos').addEventListener('input', () => updateWidget());
   $('alibi-slope').addEventListener('change', () => updateWidget());
+  window.addEventListener('resize', () => updateWidget(widget.before));
   $('move-both').addEventListener('click', () => {
     const m = Number($('query-pos').value), n = Number($('key-pos').value);
-    const before = scoresAt(m, n);
+    const before = { ...scoresAt(m, n), drawn: widget.drawn };
     $('query-pos').value = m + 5;
     $('key-pos').value = n + 5;
     updateWidget(before);
@@ -116,19 +119,18 @@ function drawLoss() {
   context.stroke();
 }
 
+// Each layer's weights as a picture, two screen pixels a cell, with the query (row) and key (column)
+// positions on its axes; under the pointer, the query, the key and the weight.
 function drawAttention(attention) {
   const holder = $('attention-maps');
   holder.textContent = '';
-  const T = attention.length;
+  const T = attention.length, cell = 2, margin = 28, size = margin + T * cell;
   attention.layers.forEach((weights, layer) => {
     const figure = document.createElement('figure');
-    const canvas = document.createElement('canvas');
-    canvas.width = T;
-    canvas.height = T;
-    canvas.setAttribute('role', 'img');
-    canvas.setAttribute('aria-label', `layer ${layer} attention weights`);
-    const context = canvas.getContext('2d');
-    const image = context.createImageData(T, T);
+    const cells = document.createElement('canvas');  // one pixel a weight, drawn scaled below
+    cells.width = T;
+    cells.height = T;
+    const image = cells.getContext('2d').createImageData(T, T);
     for (let m = 0; m < T; ++m) {
       // Each row (query) scaled to its largest weight: where each query looks most, at any length.
       let largest = 0;
@@ -143,19 +145,48 @@ function drawAttention(attention) {
         image.data[at + 3] = n <= m ? 255 : 40;  // keys after the query: masked
       }
     }
-    context.putImageData(image, 0, 0);
+    cells.getContext('2d').putImageData(image, 0, 0);
+    const canvas = document.createElement('canvas');
+    canvas.setAttribute('role', 'img');
+    canvas.setAttribute('aria-label', `layer ${layer} attention weights, query by key`);
+    const context = sizedCanvas(canvas, size, size);
+    context.imageSmoothingEnabled = false;
+    context.drawImage(cells, margin, margin, T * cell, T * cell);
+    context.fillStyle = '#1b1b1b';
+    context.font = '10px system-ui, sans-serif';
+    context.fillText('key \u2192', margin, 10);
+    context.save();
+    context.translate(9, margin);
+    context.rotate(Math.PI / 2);
+    context.fillText('query \u2192', 0, 0);
+    context.restore();
+    for (let p = 0; p < T; p += 32) {
+      context.fillText(String(p), margin + p * cell, margin - 4);
+      context.fillText(String(p), 11, margin + p * cell + 8);
+    }
     context.strokeStyle = '#d04040';
     context.setLineDash([3, 3]);
     context.beginPath();
-    context.moveTo(0, attention.train_length);
-    context.lineTo(T, attention.train_length);
+    context.moveTo(margin, margin + attention.train_length * cell);
+    context.lineTo(size, margin + attention.train_length * cell);
     context.stroke();
     const caption = document.createElement('figcaption');
     const s = attention.summary[layer];
     caption.textContent = `layer ${layer}: of the ${s.queries} queries past ${attention.train_length}, ` +
       (run.task === 'lag' ? `${s.lag_back} put their largest weight ${attention.lag} back; ` : '') +
       `mean distance attended ${s.mean_distance.toFixed(1)}`;
-    figure.append(canvas, caption);
+    const pointer = document.createElement('p');
+    pointer.className = 'hint';
+    pointer.textContent = 'point at the map to read a weight';
+    canvas.addEventListener('mousemove', (event) => {
+      const box = canvas.getBoundingClientRect();
+      const n = Math.floor(((event.clientX - box.left) * size / box.width - margin) / cell);
+      const m = Math.floor(((event.clientY - box.top) * size / box.height - margin) / cell);
+      if (m < 0 || n < 0 || m >= T || n >= T) return;
+      pointer.textContent = n > m ? `query ${m}, key ${n}: after the query, masked` :
+        `query ${m}, key ${n} (distance ${m - n}): weight ${weights[m * T + n].toFixed(4)}`;
+    });
+    figure.append(canvas, caption, pointer);
     holder.append(figure);
   });
 }
@@ -206,7 +237,11 @@ function onWorkerMessage(event) {
     else setBusy('training', `: ${message.text}`);
   } else if (message.type === 'result') {
     const r = message.result;
-    $('result-line').textContent = r.line + (message.ended === 'stopped' ? `\n(stopped after ${r.steps_done} of ${r.steps} steps)` : '');
+    const after = message.ended === 'stopped' ? `stopped after ${r.steps_done} of ${r.steps} steps` : `after ${r.steps_done} steps`;
+    const chapterSteps = r.steps_done === r.chapter_steps ? '' : `; the chapter's rows below are after ${r.chapter_steps}`;
+    const baseline = r.always_no.length ? `\nalways answering "no" scores, on the same test sequences: ` +
+      ['32', '64', '128', '128 past 32'].map((name, i) => `${name}: ${r.always_no[i].toFixed(3)}`).join(', ') : '';
+    $('result-line').textContent = `${r.line}\n(${after}${chapterSteps})${baseline}`;
     $('chapter-rows').textContent = r.chapter.length ? r.chapter.join('\n') :
       `(the chapter's table has no row for ${run.task} ${run.scheme})`;
   } else if (message.type === 'attention') {
@@ -224,10 +259,10 @@ function onWorkerMessage(event) {
   } else if (message.type === 'error') {
     if (message.request === 'train') {
       trainingEnded();
-      $('train-progress').textContent = `${message.refused ? 'refused' : 'stopped'}: ${message.text}`;
+      $('train-progress').textContent = `${message.refused ? 'refused' : 'failed'}: ${message.text}`;
     } else {
       extensionEnded();
-      $('extension-error').textContent = `stopped: ${message.text}`;
+      $('extension-error').textContent = `failed: ${message.text}`;
     }
   }
 }
@@ -332,6 +367,7 @@ $('train-button').disabled = true;
 setBusy('loading the engine', '');
 createWhereami().then((engine) => {
   setUpWidget(engine);
+  setUpExperiment(engine);
   setBusy('loading the engine', null);
 }).catch((error) => fail(`the engine did not load: ${error}`));
 setUpTraining();

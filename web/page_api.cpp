@@ -5,22 +5,31 @@
 //                                 the query at m and the key at n, scored with RoPE (the engine's
 //                                 rope_rotate), with sinusoids added (sinusoid_table) and with ALiBi's
 //                                 penalty (alibi_bias at that slope); positions 0..widget_positions-1
+//   rotation_pairs(m, n)          the same q and k pair by pair, each pair turned by its angle, for
+//                                 the widget's drawing of the rotation
 //   Training                      one run of the chapter's experiment, stepped a few steps at a time
 //                                 so that the worker can report the loss and be stopped between
 //                                 steps: the same model, batches and updates as train_position's run
 //                                 (tasks/experiment.hpp's make_model, TrainingState, training_step),
 //                                 then its result line, the chapter's rows for that scheme, attention
 //                                 maps on one test sequence, and RoPE context extension at one length.
+//   experiment_runs()             the chapter's experiment: its tasks and schemes in results/table.txt's
+//                                 order, and its steps (the page's experiment section runs them)
+//   experiment_summary(lines, seeds, steps)  the finished runs' result lines judged as make experiment
+//                                 judges them (experiment/summary.hpp): each figure's seed mean beside
+//                                 the chapter's, marked outside the allowance, and results/summary.md
 // Leaves out weight files, threads (the page's engine has one) and the lessons (web/lessons_page.cpp).
 #include <emscripten/bind.h>
 
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -35,6 +44,8 @@
 #include "tasks/evaluate.hpp"
 #include "tasks/experiment.hpp"
 #include "tasks/result_line.hpp"
+#include "experiment/results_files.hpp"
+#include "experiment/summary.hpp"
 #include "startup/output_check.hpp"
 #include "tensor/elementwise.hpp"
 
@@ -145,6 +156,35 @@ std::string position_scores(int m, int n, double slope) {
     }
 }
 
+// The rotation itself, for the widget's drawing: q at m and k at n as the engine rotates them
+// (rope_rotate, interleaved pairs (0, 1), (2, 3), ...), pair by pair: {"pairs": [{"theta", "q": [x, y]
+// unrotated, "k": [x, y], "q_turned": [x, y] at m, "k_turned": [x, y] at n, "dot": the pair's share of the
+// score}], "rope": the RoPE score, the sum of the pairs' dots}.
+std::string rotation_pairs(int m, int n) {
+    try {
+        if (m < 0 || n < 0 || m >= widget_positions || n >= widget_positions)
+            return error_text("positions must be from 0 to " + std::to_string(widget_positions - 1));
+        const PlacedVectors& v = placed_vectors();
+        const int64_t H = v.q.size(1);
+        const std::vector<double> theta = wai::rope_frequencies(H, widget_base);
+        json pairs = json::array();
+        double total = 0;
+        for (int64_t i = 0; i < H / 2; ++i) {
+            const auto at = [&](const wai::Tensor& t, int64_t row) {
+                return std::vector<double>{t[row * H + 2 * i], t[row * H + 2 * i + 1]};
+            };
+            const std::vector<double> q = at(v.rotated_q, m), k = at(v.rotated_k, n);
+            const double dot = q[0] * k[0] + q[1] * k[1];
+            total += dot;
+            pairs.push_back({{"theta", theta[i]}, {"q", at(v.q, m)}, {"k", at(v.k, n)}, {"q_turned", q},
+                             {"k_turned", k}, {"dot", dot}});
+        }
+        return json{{"m", m}, {"n", n}, {"pairs", pairs}, {"rope", total}}.dump();
+    } catch (const std::exception& e) {
+        return error_text(e.what());
+    }
+}
+
 // Whether two scheme texts name the same scheme: "rope", "rope:10000" and "rope:1e4" do, as do
 // "rope:1e6" and the chapter's "rope:1000000" (the chapter's rows are found for any spelling).
 bool same_scheme(const std::string& a, const std::string& b) {
@@ -159,6 +199,71 @@ bool same_scheme(const std::string& a, const std::string& b) {
         return -1.0;
     };
     return value(x) == value(y);
+}
+
+// {"tasks": [...], "schemes": [...], "lengths": [32, 64, 128], "steps": 2000}
+std::string experiment_runs() {
+    return json{{"tasks", wai::experiment_tasks},
+                {"schemes", wai::experiment_schemes},
+                {"lengths", wai::experiment_lengths},
+                {"steps", wai::RunConfig{}.steps}}
+        .dump();
+}
+
+// lines: one result line per run (any order, blank lines skipped), every (task, scheme) of the
+// experiment for each seed of `seeds` ("0,1"), all made with `steps` steps. Answers {"lines": [the
+// lines in results/table.txt's order], "cells": [{task, scheme, figure, mean, low, high, chapter,
+// outside}], "figure_names", "outside", "judged", "always_no": [five], "markdown": summary.md's text}.
+std::string experiment_summary(const std::string& lines, const std::string& seeds_text, int steps) {
+    try {
+        std::vector<std::string> seed_words;
+        std::stringstream seeds_in(seeds_text);
+        for (std::string word; std::getline(seeds_in, word, ',');) seed_words.push_back(word);
+        const std::vector<uint64_t> seeds = wai::parse_seed_list(seed_words);
+        std::map<std::tuple<std::string, std::string, uint64_t>, std::string> found;
+        std::stringstream in(lines);
+        for (std::string line; std::getline(in, line);) {
+            if (line.empty()) continue;
+            const auto r = wai::parse_result_line(line);
+            if (!r) return error_text("not a result line: '" + line.substr(0, 80) + "'");
+            found[{r->task, r->scheme, r->seed}] = line;
+        }
+        wai::SeedFigures ours;
+        json ordered = json::array();
+        for (const auto& task : wai::experiment_tasks)
+            for (const auto& scheme : wai::experiment_schemes)
+                for (uint64_t seed : seeds) {
+                    const auto line = found.find({task, scheme, seed});
+                    if (line == found.end())
+                        return error_text("no result line for " + task + " " + scheme + " seed " + std::to_string(seed));
+                    const wai::ResultLine r = *wai::parse_result_line(line->second);
+                    if (!wai::is_experiment_run(r, task, scheme, seed))
+                        return error_text("the line for " + task + " " + scheme + " seed " + std::to_string(seed) +
+                                          " is not tested at 32, 64 and 128 after training at 32");
+                    ours[{task, scheme}].push_back(wai::result_figures(r));
+                    ordered.push_back(line->second);
+                }
+        std::ifstream table_file(chapter_table_path);
+        std::ostringstream table;
+        table << table_file.rdbuf();
+        const wai::SeedFigures chapter = wai::parse_chapter_table(table.str(), chapter_table_path);
+        const std::string run_flags = steps == wai::RunConfig{}.steps ? "" : "--steps " + std::to_string(steps);
+        const wai::ExperimentSummary summary = wai::summarize_experiment(ours, chapter, seeds, run_flags, {});
+        json cells = json::array();
+        for (const wai::SummaryCell& c : summary.cells)
+            cells.push_back({{"task", c.task}, {"scheme", c.scheme}, {"figure", c.figure}, {"mean", c.mean}, {"low", c.low},
+                             {"high", c.high}, {"chapter", c.chapter}, {"outside", c.outside}});
+        return json{{"lines", ordered},
+                    {"cells", cells},
+                    {"figure_names", std::vector<std::string>(wai::figure_names, wai::figure_names + 5)},
+                    {"outside", summary.outside},
+                    {"judged", summary.cells.size()},
+                    {"always_no", std::vector<double>(summary.always_no, summary.always_no + 5)},
+                    {"markdown", summary.markdown}}
+            .dump();
+    } catch (const std::exception& e) {
+        return error_text(e.what());
+    }
 }
 
 // One run of the experiment for the page: begin() checks and builds, run() takes steps, then the
@@ -222,7 +327,8 @@ public:
     }
 
     // The run's tests, as train_position's: {"line": its result line, "accuracy": [...], "lengths": [...],
-    // "steps_done", "steps", "chapter": [the chapter's rows for this task and scheme, seeds 0 and 1]}.
+    // "steps_done", "steps", "chapter_steps" (the chapter's 2000), "always_no" (for seen, the five figures of
+    // answering "no" everywhere; else empty), "chapter": [the chapter's rows for this task and scheme, seeds 0 and 1]}.
     // Stopped early, the model is tested as it is (the page says after how many steps).
     std::string result() {
         if (!model_) return error_text("no run has begun");
@@ -239,9 +345,14 @@ public:
                 const auto row = wai::parse_result_line(line);
                 if (row && row->task == config_.task && same_scheme(row->scheme, config_.scheme)) chapter.push_back(line);
             }
+            json always_no = json::array();  // for seen: answering "no" everywhere, on the same test sequences
+            if (config_.task == "seen" && config_.test_lengths == wai::experiment_lengths && config_.train_length == 32)
+                always_no = wai::always_no_figures({config_.seed});
             return json{{"line", wai::format_result_line(config_, result_)},
                         {"steps_done", steps_done_},
                         {"steps", config_.steps},
+                        {"chapter_steps", wai::RunConfig{}.steps},
+                        {"always_no", always_no},
                         {"lengths", config_.test_lengths},
                         {"accuracy", result_.accuracy},
                         {"chapter", chapter}}
@@ -321,6 +432,9 @@ private:
 
 EMSCRIPTEN_BINDINGS(whereami_page) {
     emscripten::function("position_scores", &position_scores);
+    emscripten::function("rotation_pairs", &rotation_pairs);
+    emscripten::function("experiment_runs", &experiment_runs);
+    emscripten::function("experiment_summary", &experiment_summary);
     emscripten::class_<Training>("Training")
         .constructor<>()
         .function("begin", &Training::begin)

@@ -1,9 +1,16 @@
 // make test-web's browser part: the page (build/web/, web/) in headless Chromium, used as a learner
 // would, through its controls:
 //   - it loads with no error and says "ready";
+//   - it loads at most 2 MB before anything is run;
 //   - the widget: the sliders dragged with the mouse, then set with the arrow keys to the chapter's
 //     places (3, 5): RoPE's score is the chapter's printed -6.3341; "Move both by +5" leaves it
 //     unchanged and says so, while the sinusoid score changes; at (3, 10) it is the chapter's -5.9618;
+//     the rotation's drawing turns when a slider moves, and on "+5" every pair's arrows turn while the
+//     angles between them stay, and the page says so;
+//   - the experiment's section at 20 steps and seed 0 (14 runs): a reload midway keeps the finished
+//     runs and goes on without running them again; every line is the native program's, to the
+//     character, in results/table.txt's order; the table beside the chapter's and the two pictures
+//     appear; Stop in a 2000-step experiment leaves no worker running;
 //   - training: lag rope seed 0 for 50 steps; the loss falls (step 50 below step 1), a result line
 //     appears in train_position's format, each accuracy within 0.01 of the native program's for the
 //     same run (tests/web_agreement.sh says why 0.01), the chapter's two rows beside it, and an
@@ -63,6 +70,8 @@ try {
   await page.goto(url);
   await until(() => document.getElementById('status').textContent === 'ready', null, 60);
   check(true, 'the page loads and says "ready"');
+  const firstLoad = [...served.keys()].reduce((total, path) => total + statSync(join(web, path === '/' ? 'index.html' : path)).size, 0);
+  check(firstLoad <= 2000000, 'before anything is run the page has loaded at most 2 MB', `${firstLoad} bytes`);
 
   // The widget: drag each slider's thumb with the mouse, then arrow keys to the exact place.
   const setSlider = async (selector, target) => {
@@ -79,11 +88,29 @@ try {
       value = Number(await page.inputValue(selector));
     }
   };
+  const drawn = () => page.evaluate(() => ({ ...document.getElementById('rotation-canvas').dataset }));
   await setSlider('#query-pos', 3);
+  const turnsAt3 = (await drawn()).turns;
   await setSlider('#key-pos', 5);
   check((await text('#score-rope')) === '-6.3341', 'RoPE at (3, 5) is the chapter\'s -6.3341', await text('#score-rope'));
+  await page.focus('#query-pos');
+  await page.keyboard.press('ArrowRight');
+  check((await drawn()).turns !== turnsAt3, 'moving the query slider turns q\'s arrows in the drawing',
+    `${turnsAt3} -> ${(await drawn()).turns}`);
+  await page.keyboard.press('ArrowLeft');
   const sinusoidBefore = await text('#score-sinusoid');
+  const drawnBefore = await drawn();
   await page.click('#move-both');
+  const drawnAfter = await drawn();
+  // The angles to 0.01 degree: float32's rotation rounds each pair's arrows a little differently at each place.
+  const anglesAfter = drawnAfter.angles.split(' ').map(Number), anglesBefore = drawnBefore.angles.split(' ').map(Number);
+  const turnsAfter = drawnAfter.turns.split(' ').map(Number), turnsBefore = drawnBefore.turns.split(' ').map(Number);
+  check(anglesAfter.length === 4 && turnsAfter.every((t, i) => Math.abs(t - turnsBefore[i]) > 1e-3) &&
+    anglesAfter.every((a, i) => Math.abs(a - anglesBefore[i]) < 0.01),
+    'after "+5" every pair\'s arrows have turned and the angles between them are the same',
+    `turns ${drawnBefore.turns} -> ${drawnAfter.turns}; angles ${drawnBefore.angles} -> ${drawnAfter.angles}`);
+  check((await text('#rotation-note')).includes('did not change in any pair'), 'and the drawing\'s note says so',
+    await text('#rotation-note'));
   check((await text('#query-pos-value')) === '8' && (await text('#key-pos-value')) === '10', 'move both by +5 gives (8, 10)',
     `${await text('#query-pos-value')}, ${await text('#key-pos-value')}`);
   check((await text('#score-rope')) === '-6.3341' && (await text('#verdict-rope')) === 'unchanged',
@@ -109,7 +136,9 @@ try {
   const progress = await text('#train-progress');
   const losses = progress.match(/loss ([0-9.]+) \(at step 1: ([0-9.]+)\)/);
   check(losses && Number(losses[1]) < Number(losses[2]), 'the loss falls in 50 steps', progress);
-  const line = (await text('#result-line')).trim();
+  const line = (await text('#result-line')).split('\n')[0].trim();
+  check((await text('#result-line')).includes('(after 50 steps; the chapter\'s rows below are after 2000)'),
+    'the result says after how many steps, beside the chapter\'s 2000', await text('#result-line'));
   const native = execFileSync(nativeTrain, ['lag', 'rope', '0', '--steps', '50', '--threads', '1', '--quiet'],
     { env: { ...process.env, OMP_NUM_THREADS: '1' }, encoding: 'utf8' }).trim();
   console.log(`  page   (${seconds.toFixed(1)} s with its tests): ${line}`);
@@ -171,12 +200,61 @@ try {
   check((await page.getAttribute('#lesson-source', 'href')) === 'source/lessons/05_rope.cpp', 'with a link to its source');
   await page.locator('#lessons').screenshot({ path: `${shots}/4-lesson.png` });
 
+  // The experiment's section: 14 runs (seed 0) at 20 steps, a reload midway, every line held to
+  // the native program's.
+  await page.evaluate(() => localStorage.clear());
+  await page.fill('#experiment-steps', '20');
+  await page.fill('#experiment-seeds', '0');
+  const experimentStarted = Date.now();
+  await page.click('#experiment-run');
+  const lineCount = () => page.evaluate(() => document.getElementById('experiment-lines').textContent.split('\n').filter(Boolean).length);
+  await until(() => document.getElementById('experiment-lines').textContent.split('\n').filter(Boolean).length >= 3, null, 300);
+  await page.reload();
+  await until(() => !document.getElementById('status').textContent.includes('loading the engine'), null, 60);
+  const keptAtReload = await lineCount();
+  check(keptAtReload >= 3, 'after a reload the finished runs\' lines are still there', `${keptAtReload} lines`);
+  await until(() => document.getElementById('experiment-progress').textContent.startsWith('[14/14] done'), null, 600);
+  const startedAfterReload = Number(await page.getAttribute('#experiment-progress', 'data-started'));
+  check(startedAfterReload > 0 && startedAfterReload <= 14 - keptAtReload,
+    'the experiment went on after the reload by itself, running only what had not finished',
+    `${keptAtReload} kept, ${startedAfterReload} started after the reload`);
+  const pageLines = (await text('#experiment-lines')).split('\n').filter(Boolean);
+  const nativeLines = [];
+  for (const task of ['lag', 'seen'])
+    for (const scheme of ['none', 'sinusoid', 'learned', 'rope', 'rope:1000000', 'alibi:0.5', 'alibi:0.0625'])
+      nativeLines.push(execFileSync(nativeTrain, [task, scheme, '0', '--steps', '20', '--threads', '1', '--quiet'],
+        { env: { ...process.env, OMP_NUM_THREADS: '1' }, encoding: 'utf8' }).trim());
+  const differing = nativeLines.filter((native, i) => pageLines[i] !== native);
+  console.log(`  the experiment in the page: 14 runs of 20 steps in ${((Date.now() - experimentStarted) / 1000).toFixed(0)} s with a reload`);
+  check(pageLines.length === 14 && differing.length === 0,
+    'each of the 14 lines is the native program\'s to the character, in results/table.txt\'s order',
+    `${pageLines.length} lines; first differing native line: ${differing[0] || ''}`);
+  check((await page.locator('#experiment-summary td').count()) === 2 * 7 * 6 &&
+    (await text('#experiment-progress')).includes('figures outside the chapter\'s allowance'),
+    'the table beside the chapter\'s is drawn, with the count of figures outside the allowance', await text('#experiment-progress'));
+  check((await page.locator('#experiment-plots canvas').count()) === 2, 'accuracy against length is drawn for both tasks');
+  await page.locator('#experiment').screenshot({ path: `${shots}/6-experiment.png` });
+
+  // Stop in a long experiment: every worker ends.
+  await page.click('#experiment-forget');
+  await page.fill('#experiment-steps', '2000');
+  await page.fill('#experiment-seeds', '0,1');
+  await page.click('#experiment-run');
+  await until(() => /at step [1-9]/.test(document.getElementById('experiment-progress').textContent), null, 120);
+  const experimentWorkers = () => page.workers().filter((worker) => worker.url().includes('experiment_worker')).length;
+  check(experimentWorkers() >= 1, 'a 2000-step experiment runs in workers', `${experimentWorkers()} workers`);
+  await page.click('#experiment-stop');
+  for (let waited = 0; waited < 20 && experimentWorkers() > 0; ++waited) await page.waitForTimeout(500);
+  check(experimentWorkers() === 0 && (await text('#experiment-progress')).includes('stopped'),
+    'Stop ends every one of its workers and says so', `${experimentWorkers()} left; ${await text('#experiment-progress')}`);
+
   // A phone-sized screen.
   await page.setViewportSize({ width: 390, height: 844 });
   const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   check(sideways <= 0, 'on a 390-pixel-wide screen the page does not scroll sideways', `${sideways} pixels too wide`);
   await page.evaluate(() => window.scrollTo(0, 0));
   await page.screenshot({ path: `${shots}/5-phone.png` });
+  await page.locator('#widget').screenshot({ path: `${shots}/7-widget-phone.png` });
 
   check(errors.length === 0, 'no error in the page or its console', errors.join('; '));
   check(foreign.length === 0, 'everything the page loaded came from its own folder', foreign.join(' '));
