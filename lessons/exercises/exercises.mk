@@ -58,11 +58,15 @@ $(EXERCISE_BUILD)/train_%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/train/%.o $(C
 	$(CXX) $(LDFLAGS) $^ -o $@.tmp$$$$ $(LDLIBS) && mv -f $@.tmp$$$$ $@
 # A wrong answer whose numbers turn NaN (wrong_nan.cpp, where an exercise has one) is trained too: the
 # run must stop naming the learner's function, not the learning rate.
+# And a right answer that is slow (slow.cpp): its run must stop at the time limit, saying so.
 EXERCISE_FIXTURE_TRAINERS := $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/fixtures/%/train_right) \
-  $(patsubst tests/exercises/%/wrong_nan.cpp,$(EXERCISE_BUILD)/fixtures/%/train_wrong_nan,$(wildcard $(EXERCISE_TRAINERS:%=tests/exercises/%/wrong_nan.cpp)))
+  $(patsubst tests/exercises/%/wrong_nan.cpp,$(EXERCISE_BUILD)/fixtures/%/train_wrong_nan,$(wildcard $(EXERCISE_TRAINERS:%=tests/exercises/%/wrong_nan.cpp))) \
+  $(patsubst tests/exercises/%/slow.cpp,$(EXERCISE_BUILD)/fixtures/%/train_slow,$(wildcard $(EXERCISE_TRAINERS:%=tests/exercises/%/slow.cpp)))
 $(EXERCISE_BUILD)/fixtures/%/train_right: $(EXERCISE_BUILD)/fixtures/%/right.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 $(EXERCISE_BUILD)/fixtures/%/train_wrong_nan: $(EXERCISE_BUILD)/fixtures/%/wrong_nan.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+$(EXERCISE_BUILD)/fixtures/%/train_slow: $(EXERCISE_BUILD)/fixtures/%/slow.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 
 # A time limit on the learner's code: a checker takes seconds (the slowest about 6 s on a busy
@@ -76,6 +80,9 @@ $(EXERCISE_BUILD)/fixtures/%/train_wrong_nan: $(EXERCISE_BUILD)/fixtures/%/wrong
 # fills the machine.
 EXERCISE_SECONDS ?= 60
 EXERCISE_TRAIN_SECONDS ?= 900
+# exercise-train's hard limit around the program: each run's EXERCISE_TRAIN_SECONDS, and a minute for
+# the tests (a step of learner code that never returns is stopped here, not by the program).
+EXERCISE_TRAIN_HARD_SECONDS = $(shell echo $$(( 2 * $(EXERCISE_TRAIN_SECONDS) + 60 )))
 exercise_limits = ulimit -v 4194304;
 ifneq ($(filter exercise exercises exercise-train,$(MAKECMDGOALS)),)
   $(foreach v,EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS,$(if $(filter-out 1,$(words $($(v))))$(call digits_removed,$($(v)))$(if $(subst 0,,$($(v))),,zero),\
@@ -141,7 +148,7 @@ ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_TRAINERS)),,$(error make exercise-train: EXERCISE must be one that plugs into the model: $(EXERCISE_TRAINERS)))
   EXERCISE_TRAINING := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
                          verdict=$$(mktemp $(EXERCISE_BUILD)/train_$(EXERCISE).verdict.XXXXXX 2>/dev/null) || { echo unwritable; exit 0; }; \
-                         ( $(exercise_limits) exec $(BUILD)/contain --verdict $$verdict $(EXERCISE_TRAIN_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) ) 1>&2; \
+                         ( $(exercise_limits) exec $(BUILD)/contain --verdict $$verdict $(EXERCISE_TRAIN_HARD_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) $(EXERCISE_TRAIN_SECONDS) ) 1>&2; \
                          status=$$?; case $$status in (0|1|10) grep -q '^exercise-train $(EXERCISE): ' $$verdict || status=ended-$$status ;; esac; rm -f $$verdict; echo $$status)
   ifeq ($(EXERCISE_TRAINING),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
@@ -152,8 +159,11 @@ ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
   ifneq ($(filter 1 2,$(EXERCISE_TRAINING)),)
     $(error exercise-train $(EXERCISE): your line differs from the library's, or the run could not start (above))
   endif
-  ifneq ($(filter-out 0 1 2 10,$(EXERCISE_TRAINING)),)
-    $(error $(shell sh lessons/exercises/checker_status.sh exercise-train-$(EXERCISE) $(EXERCISE_TRAINING) $(EXERCISE_TRAIN_SECONDS)))
+  ifeq ($(EXERCISE_TRAINING),3)
+    $(error exercise-train $(EXERCISE): a run was stopped at its time limit, as said above)
+  endif
+  ifneq ($(filter-out 0 1 2 3 10,$(EXERCISE_TRAINING)),)
+    $(error $(shell sh lessons/exercises/checker_status.sh exercise-train-$(EXERCISE) $(EXERCISE_TRAINING) $(EXERCISE_TRAIN_HARD_SECONDS)))
   endif
 endif
 exercise-train:

@@ -32,7 +32,7 @@ expect() {
         0 | 1 | 10) printf '%s\n' "$verdict" | grep -qE '^(exercise-train )?[a-z_0-9]+: ' ||
                         output="$output
 $(sh lessons/exercises/checker_status.sh "$label" "ended-$actual" "$seconds")" ;;
-        2) ;;
+        2 | 3) ;;  # bad arguments; a training run past its own time limit (train.hpp): each says so itself
         *) output="$output
 $(printf '%s\n' "$output" | sh lessons/exercises/checker_status.sh "$label" "$actual" "$seconds" /dev/stdin)" ;;
     esac
@@ -142,6 +142,22 @@ for trainer in "$build"/fixtures/*/train_wrong_nan; do
     expect "$name, a rotation that gives NaN training the chapter's model" "$trainer" 1 \
         "^exercise-train $name: your code stopped with an error: [a-z_]+ returned -?nan at \([0-9]+, [0-9]+\) of its \([0-9]+, [0-9]+\) result, from an input of finite numbers" \
         "!--lr"
+    program_arguments="" seconds=60
+done
+# Each run has its own time limit (the fourth argument, make's EXERCISE_TRAIN_SECONDS), and says
+# which run ran out of it: the library's, given 1 s for 2000 steps; yours, when your code is slow
+# (slow.cpp: right, but 5 ms a call), given 5 s for 20 steps, where the library's takes about one.
+for trainer in "$build"/fixtures/*/train_slow; do
+    [ -x "$trainer" ] || continue
+    name=$(basename "$(dirname "$trainer")")
+    program_arguments="lag 0 2000 1" seconds=${EXERCISE_TRAIN_SECONDS:-900}
+    expect "$name, the library's run past its time limit" "$trainer" 3 \
+        "^exercise-train $name: the library's run, before yours, was at step [0-9]+ of 2000 after [0-9]+ s, each run's limit \(EXERCISE_TRAIN_SECONDS=1\).*STEPS=300 shortens both runs" \
+        "!^  library: lag"
+    program_arguments="lag 0 20 5"
+    expect "$name, your run past its time limit" "$trainer" 3 \
+        "^  library: lag" \
+        "^exercise-train $name: your run was at step [0-9]+ of 20 after [0-9]+ s, each run's limit \(EXERCISE_TRAIN_SECONDS=5\), where the library's took [0-9]+ s for all 20 steps: your code is that much slower"
     program_arguments="" seconds=60
 done
 if [ $failed = 0 ]; then

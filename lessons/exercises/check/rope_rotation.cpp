@@ -9,7 +9,9 @@
 // the pair, x1 and x2 swapped, both results written to one column, each pair's results swapped, row
 // t turned by the angle of t - 1 or t + 1, and any other turn that keeps each pair's length (angles
 // not from `angles`, such as another base); in the scores, unrotated vectors, only one of query and
-// key rotated, and a row off by one. Leaves out timing and style.
+// key rotated, a row off by one, and rows shifted together (2 and 102 for 3 and 103: RoPE scores them
+// alike, so the rows are checked with rope_angles turned a little more the further the row, the probe
+// of rope_rotation.hpp). Leaves out timing and style.
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -183,6 +185,61 @@ void note_your_dot_products(exercise::Checker& checker, const Tensor& v, bool ro
                      "itself is compared above)");
 }
 
+// Rows 2 and 102 score exactly as 3 and 103 under RoPE, so right numbers do not show right rows. With
+// the probe on (rope_angles.hpp), every row t is turned by 0.002 t^2 more, and a score depends on
+// where the query and the key sit: your exercise_scores again, each distance-100 score against the
+// named rows', and against every other pair of rows to say which ones yours took. (At distance 0 the
+// score is |v|^2 at every position, whichever row: the distance-100 pair shows the rows.)
+double probe(int64_t position) { return 0.002 * static_cast<double>(position) * static_cast<double>(position); }
+
+void check_the_rows(exercise::Checker& checker, const Tensor& v, const RopeScores& unprobed) {
+    checker.next_hint = "exercise_scores: rotate with rope_angles' angles and dot the rows named";
+    exercise::rope_angles_probe = probe;
+    const RopeScores probed = exercise_scores(v);
+    exercise::rope_angles_probe = nullptr;
+    // The checker's own rotation by the probed angles, in double.
+    const std::vector<double> theta = wai::rope_frequencies(head_dim, base);
+    Tensor rotated(Shape{seq_len, head_dim});
+    for (int64_t t = 0; t < seq_len; ++t)
+        for (int64_t i = 0; i < head_dim / 2; ++i) {
+            const double angle = static_cast<double>(t) * theta[i] + probe(t);
+            rotated(t, 2 * i) = static_cast<float>(v[2 * i] * std::cos(angle) - v[2 * i + 1] * std::sin(angle));
+            rotated(t, 2 * i + 1) = static_cast<float>(v[2 * i] * std::sin(angle) + v[2 * i + 1] * std::cos(angle));
+        }
+    const double tolerance = 1e-4 * row_dot(rotated, 0, 0);
+    if (exercise::close(probed.query3_key103, unprobed.query3_key103, 1e-9 * (1.0 + std::abs(unprobed.query3_key103))) &&
+        !exercise::close(row_dot(rotated, 3, 103), unprobed.query3_key103, tolerance)) {
+        checker.note("(your exercise_scores does not take its angles from rope_angles, so which rows it dots cannot be "
+                     "seen: rows 2 and 102 score as 3 and 103 do)");
+        return;
+    }
+    struct Named {
+        const char* name;
+        int64_t query, key;
+        double yours;
+    };
+    for (const Named& e : {Named{"query3_key103", 3, 103, probed.query3_key103}, Named{"query13_key113", 13, 113, probed.query13_key113}}) {
+        const std::string what = std::string("the rows of ") + e.name + ": row " + std::to_string(e.query) + " with row " +
+                                 std::to_string(e.key) + " (seen with every row turned a little more the further it is)";
+        if (exercise::close(e.yours, row_dot(rotated, e.query, e.key), tolerance)) {
+            checker.ok(what);
+            continue;
+        }
+        std::string found;
+        for (int64_t q = 0; q < seq_len && found.empty(); ++q)
+            for (int64_t k = 0; k < seq_len && found.empty(); ++k)
+                if (q != k && exercise::close(e.yours, row_dot(rotated, q, k), tolerance))
+                    found = "yours dots row " + std::to_string(q) + " with row " + std::to_string(k) +
+                            (q == e.query - 1 && k == e.key - 1 ? ": positions count from 0, so the query at " +
+                                                                      std::to_string(e.query) + " is row " + std::to_string(e.query)
+                                                                : "") +
+                            "; RoPE gives both the same score, which is why the numbers alone looked right";
+        checker.wrong(what, "your score is not that of those rows",
+                      found.empty() ? "dot row " + std::to_string(e.query) + " of the rotated sequence with row " + std::to_string(e.key)
+                                    : found);
+    }
+}
+
 void check(exercise::Checker& checker) {
     wai::Generator generator(2023);
     const Tensor x = Tensor::normal(Shape{seq_len, head_dim}, 0.0f, 1.0f, generator);  // (T, H)
@@ -279,6 +336,7 @@ void check(exercise::Checker& checker) {
             checker.wrong(what, std::string("your ") + first.name + " is " + exercise::number(first.yours) + " and your " +
                                     shifted.name + " is " + exercise::number(shifted.yours));
     }
+    if (!checker.failed()) check_the_rows(checker, v, scores);
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 // The checker of the sinusoid table exercise: your sinusoid_table against the library's
-// (positional/sinusoid.hpp) for the chapter's model, D = 64 over the 128 positions of its longest
-// test, then a small table and the smallest one. Known slips it names, each computed from the
-// library's own table: sin and cos swapped, the exponent -i/D in place of -2i/D (the frequency index
-// off by a factor of two), each column its own frequency (c in place of the pair's 2i), the sign of
+// (positional/sinusoid.hpp) on a small table first (its numbers can be worked out by hand), the
+// smallest one, then the chapter's model, D = 64 over the 128 positions of its longest test. Known
+// slips it names, each computed from the library's own table or its formula: sin and cos swapped,
+// the exponent -i/D or -4i/D in place of -2i/D (the frequency index off by a factor of two either
+// way), each column its own frequency (c in place of the pair's 2i), the sign of
 // the exponent, base 1000, the sin in both columns of a pair, positions counted from 1, 2i/D divided
 // in integers (every frequency 1), the sins and cosines in two halves instead of interleaved.
 // Leaves out odd widths: the model's D is even, and a pair needs both its columns.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -32,6 +34,20 @@ Tensor columns_of(const Tensor& table, int64_t dim, Column column) {
     return out;
 }
 
+// A (T, D) table with pair i at the frequency `frequency(i)`, each angle in double: the sin in column
+// 2i, the cos in 2i + 1.
+template <typename Frequency>
+Tensor table_with_frequencies(int64_t T, int64_t D, Frequency frequency) {
+    Tensor out(Shape{T, D});
+    for (int64_t p = 0; p < T; ++p)
+        for (int64_t i = 0; i < D / 2; ++i) {
+            const double angle = static_cast<double>(p) * frequency(i);
+            out(p, 2 * i) = static_cast<float>(std::sin(angle));
+            out(p, 2 * i + 1) = static_cast<float>(std::cos(angle));
+        }
+    return out;
+}
+
 // What each known slip gives for a (T, D) table, from the library's tables.
 std::vector<exercise::Slip> slips(int64_t T, int64_t D) {
     const Tensor right = wai::sinusoid_table(T, D);
@@ -47,6 +63,9 @@ std::vector<exercise::Slip> slips(int64_t T, int64_t D) {
         {"the exponent is -i/D: with i the pair's number, it is -2i/D (the pair (2i, 2i+1) has the frequency "
          "10000^(-2i/D)); your frequencies fall half as fast",
          columns_of(wide, D, [](int64_t c) { return c; })},
+        {"the exponent is -4i/D: the 2 of -2i/D is there twice (with c = 2i the column, the exponent is -c/D, not "
+         "-2c/D); the pair (2i, 2i+1) has the frequency 10000^(-2i/D), and yours fall twice as fast",
+         table_with_frequencies(T, D, [D](int64_t i) { return std::pow(10000.0, -4.0 * static_cast<double>(i) / static_cast<double>(D)); })},
         {"each column has its own frequency 10000^(-c/D); both columns of the pair (2i, 2i+1) share 10000^(-2i/D)",
          columns_of(wide, D, [](int64_t c) { return c % 2 == 0 ? 2 * c : 2 * c + 1; })},
         {"the exponent's sign: the frequency is 10000^(-2i/D), falling from 1 at pair 0; yours rises",
@@ -69,9 +88,10 @@ void check(exercise::Checker& checker) {
         int64_t positions, dim;
         const char* why;
     };
-    const Size sizes[] = {{128, 64, "the chapter's model: D = 64, up to its longest test length"},
-                          {10, 8, "a small table"},
-                          {1, 2, "one position, one pair"}};
+    // The small table first: its first difference is a number a learner can work out by hand.
+    const Size sizes[] = {{10, 8, "a small table"},
+                          {1, 2, "one position, one pair"},
+                          {128, 64, "the chapter's model: D = 64, up to its longest test length"}};
     for (const Size& size : sizes) {
         const Tensor yours = sinusoid_table(size.positions, size.dim);
         checker.compare("sinusoid_table(" + std::to_string(size.positions) + ", " + std::to_string(size.dim) + "), " +

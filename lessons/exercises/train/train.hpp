@@ -2,11 +2,17 @@
 // with the library's scheme and once with the learner's code in its place (RunConfig::custom_position),
 // and the two result lines printed one above the other. With the same seed, a right implementation
 // gives the same line.
-//   build/exercises/train_NAME TASK SEED STEPS      (make exercise-train EXERCISE=NAME TASK=lag)
+//   build/exercises/train_NAME TASK SEED STEPS [SECONDS]     (make exercise-train EXERCISE=NAME TASK=lag)
+// Each run prints its progress every 500 steps, and has SECONDS of its own (make's
+// EXERCISE_TRAIN_SECONDS; none when not given): a run still going then stops at its next step and
+// says which it was, where it was and how to shorten it. (Code that never returns from a step is
+// stopped by make's hard limit around the program, two runs' time and a minute.)
 // Exit status: 0 for the same line, 1 for different lines, 10 when the code is not written yet,
-// 2 for bad arguments. Leaves out checking the code itself: make exercise EXERCISE=NAME does that.
+// 2 for bad arguments, 3 for a run out of its time. Leaves out checking the code itself: make
+// exercise EXERCISE=NAME does that.
 #pragma once
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
@@ -71,14 +77,42 @@ inline wai::Value slice_op(const char* name, const wai::Value& x, const char* fu
         });
 }
 
+// A run still going when its time was up: which, where, and after how long.
+struct OutOfTime {
+    std::string which;
+    int64_t step = 0, steps = 0;
+    double seconds = 0;
+};
+
+// What a run reports after each step: every 500 steps a progress line, and OutOfTime thrown once the
+// run is past `limit` seconds (0: no limit).
+inline wai::ProgressFunction progress_of(const std::string& which, double limit) {
+    const auto start = std::chrono::steady_clock::now();
+    return [=](int64_t step, int64_t steps, double loss) {
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (limit > 0 && seconds > limit && step < steps) throw OutOfTime{which, step, steps, seconds};
+        if (step % 500 == 0 && step < steps) {
+            std::printf("  %s: step %lld of %lld, loss %.4f, %.0f s\n", which.c_str(), static_cast<long long>(step),
+                        static_cast<long long>(steps), loss, seconds);
+            std::fflush(stdout);
+        }
+    };
+}
+
 inline int train_with_yours(int argc, char** argv, const char* name, const char* scheme,
                             const decltype(wai::RunConfig::custom_position)& yours) {
     wai::prepare_process(argv);  // may start the program again (startup/openblas_startup.hpp): the channel after it
     take_verdict_channel();
     wai::RunConfig config;
     config.scheme = scheme;
+    double limit = 0;  // seconds for each run, 0 for none
     try {
-        if (argc != 4) throw std::invalid_argument("expected TASK SEED STEPS, got " + std::to_string(argc - 1) + " arguments");
+        if (argc != 4 && argc != 5)
+            throw std::invalid_argument("expected TASK SEED STEPS [SECONDS], got " + std::to_string(argc - 1) + " arguments");
+        if (argc == 5) {
+            limit = static_cast<double>(wai::parse_integer(argv[4], "SECONDS"));
+            if (limit < 1) throw std::invalid_argument("SECONDS must be 1 or more, got '" + std::string(argv[4]) + "'");
+        }
         config.task = argv[1];
         const int64_t seed = wai::parse_integer(argv[2], "SEED");
         if (seed < 0) throw std::invalid_argument("SEED must be a non-negative integer, got '" + std::string(argv[2]) + "'");
@@ -96,12 +130,15 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
     std::fflush(stdout);
     arm_verdict_guard(std::string("exercise-train ") + name + ": your code ended the program before the checker could judge it "
                       "(an exit() or quick_exit() in your code)");
+    double library_seconds = 0;
     try {
-        const std::string library = wai::format_result_line(config, wai::run_experiment(config));
+        const auto library_start = std::chrono::steady_clock::now();
+        const std::string library = wai::format_result_line(config, wai::run_experiment(config, progress_of("library", limit)));
+        library_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - library_start).count();
         std::printf("  library: %s\n", library.c_str());
         std::fflush(stdout);
         config.custom_position = yours;
-        const std::string learner = wai::format_result_line(config, wai::run_experiment(config));
+        const std::string learner = wai::format_result_line(config, wai::run_experiment(config, progress_of("yours", limit)));
         std::printf("  yours:   %s\n", learner.c_str());
         verdict_reached();
         if (learner == library) {
@@ -111,6 +148,21 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
         say_verdict(std::string("exercise-train ") + name + ": the lines differ; make exercise EXERCISE=" + name +
                     " says where your code differs");
         return 1;
+    } catch (const OutOfTime& out) {
+        verdict_reached();
+        const auto whole = [](double x) { return std::to_string(static_cast<long long>(std::lround(x))); };
+        const std::string where = " was at step " + std::to_string(out.step) + " of " + std::to_string(out.steps) + " after " +
+                                  whole(out.seconds) + " s, each run's limit (EXERCISE_TRAIN_SECONDS=" + whole(limit) + ")";
+        const std::string shorter = "STEPS=300 shortens both runs (the line is then the library's at 300 steps), or "
+                                    "EXERCISE_TRAIN_SECONDS=" + whole(2 * limit) + " gives each twice the time";
+        if (out.which == "library")
+            std::printf("exercise-train %s: the library's run, before yours,%s: this machine is slower than the limit "
+                        "allows for; %s\n", name, where.c_str(), shorter.c_str());
+        else
+            std::printf("exercise-train %s: your run%s, where the library's took %s s for all %lld steps: your code "
+                        "is that much slower (or loops); %s\n",
+                        name, where.c_str(), whole(library_seconds).c_str(), static_cast<long long>(out.steps), shorter.c_str());
+        return 3;
     } catch (const NotWrittenYet&) {
         verdict_reached();
         say_verdict(std::string("exercise-train ") + name + ": your code is not written yet (make exercise EXERCISE=" + name + ")");

@@ -1,7 +1,7 @@
 // A right answer to the RoPE rotation exercise, as a learner would fill in the scaffold.
 // The checker shows the course's four dot products from this rotation, each pair equal, and the
 // learner's own four from exercise_scores beside the pair checks.
-// expect: 0 | ^rope_rotation: solved$ | \[ok\] apply_rope | q.k with the query at +3, the key at +3 \(distance +0\): +13\.8921$ | q.k with the query at +13, the key at +13 \(distance +0\): +13\.8921 +the same distance as the line above, and the same score, as it should be | q.k with the query at +3, the key at 103 \(distance 100\): +4\.2715$ | q.k with the query at +13, the key at 113 \(distance 100\): +4\.2715 +the same distance as the line above, and the same score, as it should be | \[ok\] your pair query3_key103 and query13_key113 are equal.*\(yours: 4\.2715[0-9]* and 4\.2715[0-9]*\) | !and is not | !some wrong rotations
+// expect: 0 | ^rope_rotation: solved$ | \[ok\] apply_rope | q.k with the query at +3, the key at +3 \(distance +0\): +13\.8921$ | q.k with the query at +13, the key at +13 \(distance +0\): +13\.8921 +the same distance as the line above, and the same score, as it should be | q.k with the query at +3, the key at 103 \(distance 100\): +4\.2715$ | q.k with the query at +13, the key at 113 \(distance 100\): +4\.2715 +the same distance as the line above, and the same score, as it should be | \[ok\] your pair query3_key103 and query13_key113 are equal.*\(yours: 4\.2715[0-9]* and 4\.2715[0-9]*\) | !and is not | !some wrong rotations | \[ok\] the rows of query3_key103: row 3 with row 103
 #include <cmath>
 
 #include "lessons/exercises/rope_rotation.hpp"

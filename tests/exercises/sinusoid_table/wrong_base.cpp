@@ -1,5 +1,5 @@
 // A wrong answer: base 1000 in place of 10000.
-// expect: 1 | ^sinusoid_table: wrong answer: sinusoid_table\(128, 64\).*first differs at \(1, 2\) | hint: the base is 1000
+// expect: 1 | ^sinusoid_table: wrong answer: sinusoid_table\(10, 8\).*first differs at \(1, 2\) | hint: the base is 1000
 #include <cmath>
 
 #include "lessons/exercises/sinusoid_table.hpp"

@@ -1,5 +1,5 @@
 // A wrong answer: the exponent -i/D, the pair's number where 2i belongs.
-// expect: 1 | ^sinusoid_table: wrong answer: sinusoid_table\(128, 64\).*first differs at \(1, 2\) | hint: the exponent is -i/D
+// expect: 1 | ^sinusoid_table: wrong answer: sinusoid_table\(10, 8\).*first differs at \(1, 2\) | hint: the exponent is -i/D
 #include <cmath>
 
 #include "lessons/exercises/sinusoid_table.hpp"

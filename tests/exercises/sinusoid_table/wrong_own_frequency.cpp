@@ -1,5 +1,5 @@
 // A wrong answer: each column c its own frequency 10000^(-c/D), where the pair (2i, 2i+1) shares one.
-// expect: 1 | ^sinusoid_table: wrong answer: sinusoid_table\(128, 64\).*first differs at \(1, 1\) | hint: each column has its own frequency
+// expect: 1 | ^sinusoid_table: wrong answer: sinusoid_table\(10, 8\).*first differs at \(1, 1\) | hint: each column has its own frequency
 #include <cmath>
 
 #include "lessons/exercises/sinusoid_table.hpp"

@@ -1,5 +1,5 @@
 // A wrong answer: the cos in the even column and the sin in the odd one.
-// expect: 1 | ^sinusoid_table: wrong answer: sinusoid_table\(128, 64\).*first differs at \(0, 0\): expected 0, got 1 | hint: sin and cos are swapped
+// expect: 1 | ^sinusoid_table: wrong answer: sinusoid_table\(10, 8\).*first differs at \(0, 0\): expected 0, got 1 | hint: sin and cos are swapped
 #include <cmath>
 
 #include "lessons/exercises/sinusoid_table.hpp"
