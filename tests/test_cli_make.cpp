@@ -14,6 +14,7 @@
 // the exercise checkers' verdicts (lessons/exercises/selftest.sh, on tests/exercises/).
 #include <filesystem>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -402,4 +403,30 @@ TEST_CASE("make lessons-run runs the lessons in order but 06, which waits for it
     CHECK(waits < o.out.find("ran 07_pairing_trap"));
     CHECK(holds(o.out, "Solve that first (make exercise EXERCISE=rope_rotation says \"solved\"), then run: " +
                            folder.file("06_rope_exercise")));
+}
+
+TEST_CASE("make -j web: every WebAssembly object waits for Emscripten's set-up (check-web-deps), which installs it first", "[cli]") {
+    // With make -j2 web on a machine without Emscripten, objects were compiled beside check-web-deps,
+    // before it had installed em++ ("em++: not found"). Each object now waits, order-only, for
+    // include/.linked, which waits for check-web-deps: read from make's own database (-p), without
+    // running anything (-n), for every object rule of the web build.
+    Folder folder("web_order");
+    const std::string web = (folder.path / "web").string();
+    const Outcome o = make_in_source(folder, {"-pn", "web", "WEB_BUILD=" + web});
+    INFO("stderr: " << o.err);
+    REQUIRE(o.status == 0);
+    int objects = 0;
+    bool linked_waits = false;
+    std::istringstream database(o.out);
+    for (std::string line; std::getline(database, line);) {
+        if (line.rfind(web + "/include/.linked:", 0) == 0) linked_waits = line.find("| check-web-deps") != std::string::npos;
+        // An object's rule: "WEB/tensor/tensor.o: tensor/tensor.cpp WEB/compile_flags.txt | WEB/include/.linked"
+        if (line.rfind(web + "/", 0) == 0 && line.find(".o: ") != std::string::npos && line.find(".cpp") != std::string::npos) {
+            ++objects;
+            INFO("the rule: " << line);
+            CHECK(line.find("| " + web + "/include/.linked") != std::string::npos);
+        }
+    }
+    CHECK(linked_waits);
+    CHECK(objects > 50);  // the library twice (plain and checked), the lessons twice, the programs, the page
 }
