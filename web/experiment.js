@@ -250,8 +250,13 @@ function drawAccuracyPlots(answer) {
     canvas.setAttribute('role', 'img');
     canvas.setAttribute('aria-label', `${task}: accuracy against test length for each scheme`);
     holder.append(canvas);
-    const shown = Math.min(holder.clientWidth || 480, 480), height = 260;
-    const c = sizedCanvas(canvas, shown, height);  // web/rotation.js
+    const shown = Math.min(holder.clientWidth || 480, 480), height = 260, scale = window.devicePixelRatio || 1;
+    canvas.style.width = `${shown}px`;
+    canvas.width = Math.round(shown * scale);
+    canvas.height = Math.round(height * scale);
+    const c = canvas.getContext('2d');
+    c.setTransform(scale, 0, 0, scale, 0, 0);
+    c.font = '11px system-ui, sans-serif';
     const left = 34, right = 104, top = 18, bottom = 28;
     const x = (i) => left + ((shown - left - right) * i) / (lengths.length - 1);
     const y = (a) => top + (height - top - bottom) * (1 - a);

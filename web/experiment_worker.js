@@ -4,13 +4,19 @@
 // Messages in: {type: "run", task, scheme, seed, steps}. Out: "ready"; "progress" (step, steps)
 // about once a second; "result" (line, the run's result line); "error" (text, the engine's reason).
 // Leaves out choosing the runs and keeping their lines (web/experiment.js).
-importScripts('whereami_page.js', 'engine_answers.js');
+importScripts('whereami_page.js');
 
 let training = null;
 const ready = createWhereami().then((engine) => {
   training = new engine.Training();
   postMessage({ type: 'ready' });
 });
+
+function ask(answer) {
+  const parsed = answer === '' ? {} : JSON.parse(answer);
+  if (parsed.error) throw new Error(parsed.error);
+  return parsed;
+}
 
 function run(request) {
   ask(training.begin(request.task, request.scheme, String(request.seed), String(request.steps)));

@@ -8,7 +8,7 @@
 // length), "done", and "error" with the engine's reason and whether the request was refused before
 // it began (a bad seed, scheme, ...) or failed on the way (a loss that stopped being finite).
 // Leaves out drawing (web/page.js).
-importScripts('whereami_page.js', 'engine_answers.js');
+importScripts('whereami_page.js');
 
 let training = null;
 let stopping = false;
@@ -18,6 +18,13 @@ const ready = createWhereami().then((engine) => {
   training = new engine.Training();
   postMessage({ type: 'ready' });
 });
+
+// Each answer of the engine is JSON; one holding "error" ends the request.
+function ask(answer) {
+  const parsed = answer === '' ? {} : JSON.parse(answer);
+  if (parsed.error) throw new Error(parsed.error);
+  return parsed;
+}
 
 // An error the engine raised before a request began: a refusal of what was asked.
 class Refused extends Error {}
