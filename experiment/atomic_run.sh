@@ -19,11 +19,17 @@ run_atomically() {
     result=$1 lock_dir=$2 count_glob=$3 settings=$4 run_program=$5
     shift 5
     task=$1
-    child=
-    tmp=$(mktemp "$result.tmp.XXXXXX") || { echo "cannot create a temporary file beside $result" >&2; exit 1; }
-    trap 'rm -f "$tmp"' EXIT
+    child= tmp=
+    # The traps come first: a signal while mktemp runs (make or scancel stopping a run that has just
+    # started) is acted on once tmp is named, and the file is removed. The removal ignores the
+    # signals: a signal sent to every process of the run (scancel, a terminal's ^C) as it exits for
+    # another reason would otherwise stop rm too.
+    trap 'trap "" INT TERM HUP; [ -z "$tmp" ] || rm -f "$tmp"' EXIT
     trap 'stop_run 130' INT
     trap 'stop_run 143' TERM
+    # mktemp itself ignores them (a subshell's ignored signals pass to the programs it runs): stopped
+    # between creating the file and printing its name, it would leave a file no one knows of.
+    tmp=$(trap '' INT TERM HUP; mktemp "$result.tmp.XXXXXX") || { echo "cannot create a temporary file beside $result" >&2; exit 1; }
     # After the traps, so that a signal meanwhile still removes the file. mktemp makes it private
     # (0600); a result is read as any new file would be (0644 under umask 022: other users of a
     # shared results folder, make experiment-jobs' hosts, read it).

@@ -146,6 +146,36 @@ interrupt sigterm TERM group
 interrupt sigterm_make TERM make
 interrupt sigkill KILL group
 
+# A signal sent to every process of a run (scancel, a terminal's ^C) can reach it while mktemp has
+# made the temporary file but not yet printed its name, or while rm removes it on the way out of a
+# failed run. Stand-ins for mktemp and rm (first on PATH) send SIGTERM to the run's process group at
+# exactly those moments; the run must still leave no temporary file.
+echo "experiment_resume: a signal to every process of a run as it makes or removes its temporary file"
+mkdir -p "$root/signal_bin" "$root/signal_runs"
+real_mktemp=$(command -v mktemp) real_rm=$(command -v rm)
+printf '#!/bin/sh\nname=$(%s "$@") || exit 1\nkill -TERM 0\nprintf "%%s\\n" "$name"\n' "$real_mktemp" > "$root/signal_bin/mktemp"
+printf '#!/bin/sh\nkill -TERM 0\nexec %s "$@"\n' "$real_rm" > "$root/signal_bin/rm"
+chmod +x "$root/signal_bin/mktemp" "$root/signal_bin/rm"
+program="build${sanitize:+/$sanitize}/train_position"
+for moment in "mktemp|lag_none_seed0.txt" "rm|lag_nope_seed0.txt"; do
+    tool=${moment%%|*} result="$root/signal_runs/${moment#*|}"
+    mkdir -p "$root/signal_only" && ln -sf "$root/signal_bin/$tool" "$root/signal_only/$tool"
+    set -m  # its own process group, so that kill 0 reaches the run and nothing else
+    PATH="$root/signal_only:$PATH" sh experiment/run_one.sh "$result" 1 "$program" $flags > /dev/null 2>&1 &
+    pid=$!
+    set +m
+    wait $pid 2>/dev/null
+    status=$?
+    "$real_rm" -rf "$root/signal_only"
+    left=$(leftovers_in "$root/signal_runs")
+    if [ $status != 0 ] && [ "$left" = 0 ] && [ ! -e "$result" ]; then
+        ok "SIGTERM to the run's group while $tool runs: exit status $status, no temporary file, no result"
+    else
+        fail "SIGTERM to the run's group while $tool runs: exit status $status, $left temporary files$([ -e "$result" ] && echo ", a result")"
+    fi
+    "$real_rm" -f "$root"/signal_runs/*
+done
+
 echo "experiment_resume: corrupted result files are detected and redone, never collected"
 runs="$root/sigint/runs"
 truncate -s 40 "$runs/lag_none_seed0.txt"                        # cut off mid-line
