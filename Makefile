@@ -7,6 +7,12 @@
 MAKEFLAGS += --no-builtin-rules
 .SUFFIXES:
 
+# Every path here is the checkout's: make runs in its folder (make -f from elsewhere would look for
+# experiment/ and platform/ in the wrong place and stop on a file it cannot find).
+ifeq ($(wildcard experiment/make_variables.mk),)
+  $(error make runs in the checkout's folder, where this Makefile is: make -C $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST)))) $(MAKECMDGOALS) (the folder make is in, $(CURDIR), holds no experiment/make_variables.mk))
+endif
+
 CXX      ?= g++
 SANITIZE ?=
 TAGS     ?=
@@ -87,6 +93,11 @@ PARALLEL_MAKE = $(MAKE) --no-print-directory $(if $(filter -j%,$(MAKEFLAGS)),,-j
 .DEFAULT_GOAL := all
 
 all: check-deps $(LIBRARY) $(PROGRAMS)
+
+# A goal make has no rule for (a typo: make experimnet), or a file a rule needs that is not there:
+# make's own "No rule to make target" does not say where the goals are listed.
+.DEFAULT:
+	$(error no goal or file '$@' $(if $(filter $@,$(MAKECMDGOALS)),(make help lists the goals),(another goal needs it: is a source file missing?)))
 
 help:
 	@echo "make            build the library and programs into build/"

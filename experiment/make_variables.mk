@@ -12,7 +12,7 @@
 #   MY_SCHEMES         position schemes of your own (mine, rope:500): letters, digits and . : per word
 #   KERNELS            plain, fast or both                                 SCHEDULER  slurm or empty
 #   EXERCISE           one exercise's name (letters, digits, _)            TASK       lag or seen
-#   SEED a whole number; STEPS, EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: 1 to 999999999
+#   SEED a whole number; STEPS 1 to 100000; EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: 1 to 999999999
 #   EXTENSION_LENGTHS  whole numbers separated by spaces, no leading zeros BUILD      as RESULTS
 #   BENCH_SIZES        bench_step's size flags and values: as RUN_FLAGS     WEB_PORT   0 to 65535 (0: a free port)
 #   RELEASE            trixie or bookworm
@@ -145,6 +145,9 @@ mv_problem_SEED = $(or $(filter-out 1,$(words $(SEED))),$(call mv_left,$(SEED),$
 mv_expect_SEED  = a non-negative integer
 $(foreach v,STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN,\
   $(eval mv_problem_$(v) = $$(call mv_not_whole_number,$$($(v))))$(eval mv_expect_$(v) = a whole number from 1 to 999999999))
+# STEPS goes to the training programs, which take at most 100000 (tasks/run_checks.hpp's max_steps).
+mv_problem_STEPS = $(or $(call mv_not_whole_number,$(STEPS)),$(shell [ '$(STEPS)' -le 100000 ] || echo too large))
+mv_expect_STEPS  = a whole number from 1 to 100000 (the most a run takes)
 
 $(foreach v,$(MAKE_VARIABLES),$(if $(call mv_checked,$(v)),$(if $(strip $(mv_problem_$(v))),\
   $(error $(v) must be $(mv_expect_$(v)), got '$(call mv_shown,$($(v)))'))))

@@ -18,6 +18,11 @@ namespace {
 
 const char* const saved_by = "whereami train_position";  // a saved file's "made_by"
 
+// Digits alone, as every size and task parameter is recorded ("2", "64").
+bool looks_like_whole_number(const std::string& text) {
+    return !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+}
+
 // What a saved file was trained for ("steps": this run's, not counting a loaded file's), and the sizes
 // a reader needs to build its model again (make plots' attention_maps does). On loading, the task,
 // scheme and heads must be this run's: a model saved with rope has the same parameters as one
@@ -105,6 +110,10 @@ void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model)
             throw std::runtime_error(fault + "its __metadata__ names the task and scheme but not the " + key +
                                      ", which this run depends on (train_position --save records it as \"" + key +
                                      "\"); save the model again with train_position --save");
+        if (saved != file.metadata.end() && saved->second != value && !looks_like_whole_number(saved->second))
+            throw std::runtime_error(nul_shown(fault + "its __metadata__ records the " + key + " as \"" + shortened(saved->second) +
+                                               "\", which is not a whole number (no run has that --" + key +
+                                               "); the file was edited or made elsewhere: save the model again with train_position --save"));
         if (saved != file.metadata.end() && saved->second != value)
             throw std::runtime_error(nul_shown(fault + "saved with --" + key + " " + shortened(saved->second) + "; this run has --" + key +
                                                " " + value + "; give the " + key + " it was saved with"));

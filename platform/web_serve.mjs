@@ -9,7 +9,7 @@
 // Leaves out HTTPS and compression: the page needs neither (it uses no threads, so no
 // cross-origin-isolation headers either).
 import { createServer } from 'node:http';
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { open, readlink, realpath, stat } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -24,11 +24,20 @@ export function serve(folder, port = 0) {
   const root = resolve(folder);
   const realRoot = realpath(root);
   const served = new Map();
-  // The file's own path with every link followed, when it is inside the folder's; otherwise not found.
-  const inside = async (file) => {
-    const base = await realRoot, real = await realpath(file);
-    if (real !== base && !real.startsWith(base + sep)) throw Object.assign(new Error('outside'), { code: 'ENOENT' });
-    return real;
+  const notFound = () => Object.assign(new Error('outside'), { code: 'ENOENT' });
+  // The file opened, once it is known to be inside the folder: the check is made on what was opened
+  // (its path as the kernel holds it, /proc/self/fd), so a link put in a file's place between a check
+  // and the read cannot lead out. Where there is no /proc, the path with every link followed.
+  const openInside = async (file) => {
+    const base = await realRoot, handle = await open(file, 'r');
+    try {
+      const real = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => realpath(file));
+      if (real !== base && !real.startsWith(base + sep)) throw notFound();
+      return { handle, real };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
   };
   const server = createServer(async (request, response) => {
     let path;
@@ -40,12 +49,22 @@ export function serve(folder, port = 0) {
       return;
     }
     try {
-      let file = resolve(join(root, path));
-      if (file !== root && !file.startsWith(root + sep)) throw Object.assign(new Error('outside'), { code: 'ENOENT' });
-      file = await inside(file);
-      if ((await stat(file)).isDirectory()) file = await inside(join(file, 'index.html'));
-      const body = await readFile(file);
-      response.writeHead(200, { 'Content-Type': types[extname(file)] || 'application/octet-stream', 'Cache-Control': 'no-store' });
+      const file = resolve(join(root, path));
+      if (file !== root && !file.startsWith(root + sep)) throw notFound();
+      let opened = await openInside(file), body, real;
+      try {
+        if ((await opened.handle.stat()).isDirectory()) {
+          const folder = opened;
+          opened = null;
+          await folder.handle.close();
+          opened = await openInside(join(folder.real, 'index.html'));
+        }
+        real = opened.real;
+        body = await opened.handle.readFile();
+      } finally {
+        if (opened) await opened.handle.close();
+      }
+      response.writeHead(200, { 'Content-Type': types[extname(real)] || 'application/octet-stream', 'Cache-Control': 'no-store' });
       response.end(body);
       served.set(path, (served.get(path) || 0) + body.length);
     } catch (error) {

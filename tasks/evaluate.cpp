@@ -26,8 +26,8 @@ Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff
         const Tensor logits = model.forward(tokens, B, T, options).value();  // (B, T, n_out)
         // An argmax over NaN is meaningless, yet gives a plausible accuracy: refuse to count it.
         if (!all_finite(logits))
-            throw std::runtime_error("evaluation at length " + std::to_string(T) +
-                                     ": the model's outputs hold NaN or infinity (did the training diverge? try a smaller --lr)");
+            throw Diverged("evaluation at length " + std::to_string(T) +
+                           ": the model's outputs hold NaN or infinity, as a diverged training's do");
         const int64_t classes = logits.shape().last();
         for (int64_t n = 0; n < B * T; ++n) {
             const int target = batch.targets[first * T + n];

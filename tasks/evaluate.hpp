@@ -3,6 +3,9 @@
 // accuracy of always answering class 0 (seen's always-"no" baseline); and where the queries past the
 // training length look in an attention map. Leaves out loss on test data.
 #pragma once
+#include <stdexcept>
+#include <string>
+
 #include "nn/transformer.hpp"
 #include "tasks/run_config.hpp"
 #include "tasks/task.hpp"
@@ -21,9 +24,17 @@ struct Evaluation {
     Accuracy always_zero;  // what answering class 0 everywhere would score
 };
 
+// A run whose numbers stopped being finite: `where` says at which step or length, and what() adds
+// the usual cure (a smaller --lr). A caller that knows of another cause (exercise-train, where the
+// same settings trained the library's model) says that instead.
+struct Diverged : std::runtime_error {
+    explicit Diverged(const std::string& where_) : std::runtime_error(where_ + " (try a smaller --lr)"), where(where_) {}
+    std::string where;
+};
+
 // Runs the model on `batch` in chunks of `chunk` sequences under a NoGradScope, each forward with
-// `options` (a score scale, an extended RoPE). Throws std::runtime_error if the model's outputs are
-// not all finite (a diverged model), naming the length.
+// `options` (a score scale, an extended RoPE). Throws Diverged if the model's outputs are not all
+// finite (a diverged model), naming the length.
 Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff, const ForwardOptions& options = {},
                     int64_t chunk = 64);
 

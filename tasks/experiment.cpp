@@ -74,8 +74,7 @@ void train(Transformer& model, const RunConfig& c, RunResult& result, const Prog
     for (int64_t step = 1; step <= c.steps; ++step) {
         const double loss = training_step(model, state.optimizer, state.task, state.data, c);
         if (!std::isfinite(loss))
-            throw std::runtime_error("training stopped at step " + std::to_string(step) + ": the loss is " +
-                                     std::to_string(loss) + " (try a smaller --lr)");
+            throw Diverged("training stopped at step " + std::to_string(step) + ": the loss is " + std::to_string(loss));
         result.final_loss = loss;
         if (progress) progress(step, c.steps, loss);
     }

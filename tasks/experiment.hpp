@@ -29,8 +29,8 @@ struct RunHooks {
 };
 
 // validate, make_model, the hook before, train, the hook after, test_model. Throws
-// std::invalid_argument for a configuration that cannot run (with a one-line reason), and
-// std::runtime_error if the loss stops being finite (naming the step).
+// std::invalid_argument for a configuration that cannot run (with a one-line reason), and Diverged
+// (tasks/evaluate.hpp) if the loss or the outputs stop being finite (naming the step or length).
 RunResult run_experiment(const RunConfig& config, const ProgressFunction& progress = {}, const RunHooks& hooks = {});
 
 // What a run's training carries from one step to the next: the task its batches come from, the

@@ -60,6 +60,9 @@ int64_t parse_integer(const std::string& text, const std::string& what) {
     if (looks_like_integer(text)) {
         const auto [stop, error] = std::from_chars(text.data(), end, value);
         if (error == std::errc() && stop == end) return value;
+        if (error == std::errc::result_out_of_range)
+            throw std::invalid_argument(what + " needs an integer from -9223372036854775808 to 9223372036854775807 "
+                                        "(64 bits), got '" + text + "'");
     }
     throw std::invalid_argument(what + " needs an integer, got '" + text + "'");
 }

@@ -13,7 +13,7 @@ namespace wai {
 
 // Decimal digits with an optional leading '-', fitting in 64 bits: "32", "-1", "007". Refused:
 // "+5", " 5", "5 ", "3.5", "1e3", "0x40", "-", "", a number past 64 bits. Throws
-// std::invalid_argument("<what> needs an integer, got '<text>'").
+// std::invalid_argument("<what> needs an integer, got '<text>'"), naming the range for a number past 64 bits.
 int64_t parse_integer(const std::string& text, const std::string& what);
 
 // A finite real number: an optional leading '-', digits with an optional '.' and fraction (at

@@ -71,7 +71,8 @@ TEST_CASE("train_position: each bad argument is refused with one line and exit c
         {"lag none 0 --steps 3.5", "--steps needs an integer, got '3.5'"},
         {"lag none 0 --steps <empty>", "--steps needs a value, got an empty one"},
         {"lag none 0 --dim 0x40", "--dim needs an integer, got '0x40'"},
-        {"lag none 0 --steps 99999999999999999999", "--steps needs an integer, got '99999999999999999999'"},
+        {"lag none 0 --steps 99999999999999999999", "--steps needs an integer from -9223372036854775808 to 9223372036854775807 (64 bits), got '99999999999999999999'"},
+        {"lag none 9223372036854775808", "SEED needs an integer from -9223372036854775808 to 9223372036854775807 (64 bits), got '9223372036854775808'"},
         {"lag none x", "SEED needs an integer, got 'x'"},
         {"lag none -1", "SEED must be a non-negative integer, got '-1'"},
         {"lag none 0 --lr abc", "--lr needs a number, got 'abc'"},
@@ -144,10 +145,15 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
             ++cases;
         }
     refused(tiny_with({"--quiet", "--quiet"}), "--quiet is given twice");
-    // Integers: digits with an optional leading '-', nothing else.
+    // Integers: digits with an optional leading '-', nothing else; past 64 bits, the range is named.
+    const auto needs_integer = [](const std::string& what, const std::string& value) {
+        return what + " needs an integer" +
+               (value == "99999999999999999999" ? " from -9223372036854775808 to 9223372036854775807 (64 bits)" : "") +
+               ", got '" + value + "'";
+    };
     for (const std::string& flag : integer_flags)
         for (const std::string value : {"+5", " 5", "5 ", "0x10", "1e3", "5.0", "99999999999999999999", "-", "--5"})
-            refused(tiny_with({flag, value}), flag + " needs an integer, got '" + value + "'");
+            refused(tiny_with({flag, value}), needs_integer(flag, value));
     refused(tiny_with({"--heads", "-5"}), "--heads must be positive, got -5");
     refused(tiny_with({"--lag", "-1"}), "--lag must be positive, got -1");
     for (const std::string value : {"+0.01", " 0.01", "0.01 ", "0x1p-7", "1e", ".", "-.", "1e400", "infinity"})
@@ -157,7 +163,7 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
     for (const std::string value : {"+2", " 2", "2 ", "0x2", "1e1", "0", "-3", "99999999", "100000000000000000000"})
         refused(tiny_with({"--threads", value}), "--threads must be a whole number from 1 to ");
     for (const std::string seed : {"+5", " 5", "5 ", "0x10", "1e3", "99999999999999999999", "-"})
-        refused(concat({"lag", "none", seed}, tiny), "SEED needs an integer, got '" + seed + "'");
+        refused(concat({"lag", "none", seed}, tiny), needs_integer("SEED", seed));
     refused(concat({"lag", "none", "-1"}, tiny), "SEED must be a non-negative integer, got '-1'");
     for (const std::string spec : {"rope:+100", "rope: 100", "rope:100 ", "alibi:0x1p-1", "rope:1e"})
         refused(concat({"lag", spec, "0"}, tiny), "is not a number");

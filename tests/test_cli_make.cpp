@@ -12,6 +12,7 @@
 // inner steps (experiment-locked, extension-runs, ...) typed by hand are refused before they prune.
 // Leaves out the experiment's runs themselves (tests/experiment_resume.sh, make test-experiment) and
 // the exercise checkers' verdicts (lessons/exercises/selftest.sh, on tests/exercises/).
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -98,6 +99,7 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         {"web-serve", "WEB_PORT", "000008000", {}},  // as would more than five digits
         {"fuzz", "FUZZ_SECONDS", "4294967297", {}},  // libFuzzer reads an int: 1 s
         {"exercise", "EXERCISE_SECONDS", "1000000000", {"EXERCISE=rope_rotation"}},
+        {"exercise-train", "STEPS", "100001", {"EXERCISE=rope_rotation"}},  // past what the program takes: its line, then make's
         {"experiment", "JOBS", "12345678901", {}},
         {"experiment", "JOBS", "65538", {}},  // past the 65536 tokens make's job-server pipe holds: make hung
         {"experiment", "JOBS", "4097", {}},
@@ -429,4 +431,19 @@ TEST_CASE("make -j web: every WebAssembly object waits for Emscripten's set-up (
     }
     CHECK(linked_waits);
     CHECK(objects > 50);  // the library twice (plain and checked), the lessons twice, the programs, the page
+}
+
+TEST_CASE("make -f the Makefile from another folder says to run it in the checkout (make -C), and makes nothing", "[cli]") {
+    // Every path in the Makefile is the checkout's: from elsewhere it stopped on "platform/plain_build.mk:
+    // No such file or directory", which did not say what to do.
+    Folder folder("make_elsewhere");
+    const std::string makefile = fs::absolute(source_dir + "/Makefile").string();
+    const Outcome o = script(folder, "make -f " + quoted(makefile) + " build/train_position");
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status == 2);
+    CHECK(holds(o.err, "make runs in the checkout's folder, where this Makefile is: make -C " +
+                           fs::absolute(source_dir).lexically_normal().string()));
+    CHECK(holds(o.err, "build/train_position"));
+    CHECK(std::count(o.err.begin(), o.err.end(), '\n') == 1);
+    CHECK(!fs::exists(folder.path / "build"));
 }

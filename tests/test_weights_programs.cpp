@@ -180,6 +180,11 @@ TEST_CASE("train_position --load: every kind of invalid or foreign weight file i
         {"other_mlp", "lag rope", "saved with --mlp 16; this run has --mlp 8", weights(tensors, with_metadata({{"mlp", "16"}}))},
         {"other_dim", "lag rope", "saved with --dim 16; this run has --dim 8", weights(tensors, with_metadata({{"dim", "16"}}))},
         {"other_layers", "lag rope", "saved with --layers 2; this run has --layers 1", weights(tensors, with_metadata({{"layers", "2"}}))},
+        // A recorded size that is not a number: no run could be given it, so the advice is to save again.
+        {"heads_not_a_number", "lag rope", "its __metadata__ records the heads as \"x\", which is not a whole number (no run has that --heads)",
+         weights(tensors, with_metadata({{"heads", "x"}}))},
+        {"lag_negative", "lag rope", "records the lag as \"-3\", which is not a whole number",
+         weights(tensors, with_metadata({{"lag", "-3"}}))},
         // A NUL byte in a metadata value or a tensor's name is written \x00: the message is not cut there.
         {"nul_in_task", "lag rope", std::string("saved as lag\\x00evil rope; this run is lag rope; load it"),
          weights(tensors, with_metadata({{"task", std::string("lag\0evil", 8)}}))},

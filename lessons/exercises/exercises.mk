@@ -57,14 +57,18 @@ $(foreach f,$(EXERCISE_FIXTURES),$(eval $(call exercise_fixture_rule,$(f))))
 $(EXERCISE_BUILD)/train_%: $(EXERCISE_BUILD)/%.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@.tmp$$$$ $(LDLIBS) && mv -f $@.tmp$$$$ $@
 # A wrong answer whose numbers turn NaN (wrong_nan.cpp, where an exercise has one) is trained too: the
-# run must stop naming the learner's function, not the learning rate.
+# run must stop naming the learner's function, not the learning rate; and one whose numbers are finite
+# but far too large (wrong_huge.cpp), whose loss turns NaN: the run must say the library's stayed finite.
 # And a right answer that is slow (slow.cpp): its run must stop at the time limit, saying so.
-EXERCISE_FIXTURE_TRAINERS := $(EXERCISE_TRAINERS:%=$(EXERCISE_BUILD)/fixtures/%/train_right) \
-  $(patsubst tests/exercises/%/wrong_nan.cpp,$(EXERCISE_BUILD)/fixtures/%/train_wrong_nan,$(wildcard $(EXERCISE_TRAINERS:%=tests/exercises/%/wrong_nan.cpp))) \
-  $(patsubst tests/exercises/%/slow.cpp,$(EXERCISE_BUILD)/fixtures/%/train_slow,$(wildcard $(EXERCISE_TRAINERS:%=tests/exercises/%/slow.cpp)))
+EXERCISE_TRAINED_FIXTURES := right wrong_nan wrong_huge slow
+EXERCISE_FIXTURE_TRAINERS := $(foreach fixture,$(EXERCISE_TRAINED_FIXTURES),\
+  $(patsubst tests/exercises/%/$(fixture).cpp,$(EXERCISE_BUILD)/fixtures/%/train_$(fixture),\
+    $(wildcard $(EXERCISE_TRAINERS:%=tests/exercises/%/$(fixture).cpp))))
 $(EXERCISE_BUILD)/fixtures/%/train_right: $(EXERCISE_BUILD)/fixtures/%/right.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 $(EXERCISE_BUILD)/fixtures/%/train_wrong_nan: $(EXERCISE_BUILD)/fixtures/%/wrong_nan.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
+	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
+$(EXERCISE_BUILD)/fixtures/%/train_wrong_huge: $(EXERCISE_BUILD)/fixtures/%/wrong_huge.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
 $(EXERCISE_BUILD)/fixtures/%/train_slow: $(EXERCISE_BUILD)/fixtures/%/slow.o $(EXERCISE_BUILD)/train/%.o $(CHECKED_LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)

@@ -144,6 +144,17 @@ for trainer in "$build"/fixtures/*/train_wrong_nan; do
         "!--lr"
     program_arguments="" seconds=60
 done
+# A wrong answer whose numbers are finite but far too large: the loss turns NaN, and the line says the
+# library's run with the same settings stayed finite (the learning rate is not the cause).
+for trainer in "$build"/fixtures/*/train_wrong_huge; do
+    [ -x "$trainer" ] || continue
+    name=$(basename "$(dirname "$trainer")")
+    program_arguments="lag 0 30" seconds=${EXERCISE_TRAIN_SECONDS:-900}
+    expect "$name, a rotation 1e30 times too large training the chapter's model" "$trainer" 1 \
+        "^exercise-train $name: your code stopped with an error: training stopped at step 1: the loss is -?nan, where the library's run with the same settings and seed stayed finite: your code gives numbers the model cannot train on .*make exercise EXERCISE=$name checks them" \
+        "!--lr"
+    program_arguments="" seconds=60
+done
 # Each run has its own time limit (the fourth argument, make's EXERCISE_TRAIN_SECONDS), and says
 # which run ran out of it: the library's, given 1 s for 2000 steps; yours, when your code is slow
 # (slow.cpp: right, but 5 ms a call), given 5 s for 20 steps, where the library's takes about one.
@@ -157,7 +168,8 @@ for trainer in "$build"/fixtures/*/train_slow; do
     program_arguments="lag 0 20 5"
     expect "$name, your run past its time limit" "$trainer" 3 \
         "^  library: lag" \
-        "^exercise-train $name: your run was at step [0-9]+ of 20 after [0-9]+ s, each run's limit \(EXERCISE_TRAIN_SECONDS=5\), where the library's took [0-9]+ s for all 20 steps: your code is that much slower"
+        "^exercise-train $name: your run was at step [0-9]+ of 20 after [0-9]+ s, each run's limit \(EXERCISE_TRAIN_SECONDS=5\), where the library's took [0-9]+ s for all 20 steps: your code is that much slower.*EXERCISE_TRAIN_SECONDS=10 gives each twice the time" \
+        "!STEPS=300"
     program_arguments="" seconds=60
 done
 if [ $failed = 0 ]; then

@@ -1,9 +1,11 @@
 // platform/web_serve.mjs against paths that reach for what is outside the served folder: '..', an
-// encoded '..', a symbolic link to a file or a folder outside it, and a broken percent-encoding;
-// and that what is inside, a link within the folder included, is served. Needs node alone.
+// encoded '..', a symbolic link to a file or a folder outside it, a broken percent-encoding, and a
+// file swapped for a link to the outside while it is being requested (the check and the read must
+// be of the same file); and that what is inside, a link within the folder included, is served.
+// Needs node alone.
 //   node tests/web/serve_test.mjs    (make test-web runs it); exit code 1 if a check failed
 // Leaves out the page itself (tests/web/page_test.mjs).
-import { mkdtemp, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,6 +46,38 @@ await expect('/linked/', 404);
 await expect('/../secret/key.txt', 404);
 await expect('/%2e%2e/secret/key.txt', 404);
 await expect('/%E0%A4%A', 400);
+// The swap: for 3 s, swapped.txt is by turns a file inside and a link to the secret, each put in place
+// by a rename (as an editor or a build saves), while 20 requests at a time ask for it.
+await writeFile(join(folder, 'swapped.txt'), 'inside\n');
+let swapping = true, swaps = 0;
+const swapper = (async () => {
+  while (swapping) {
+    await writeFile(join(folder, 'swap.tmp'), 'inside\n');
+    await rename(join(folder, 'swap.tmp'), join(folder, 'swapped.txt'));
+    await symlink(join(outside, 'key.txt'), join(folder, 'swap.lnk'));
+    await rename(join(folder, 'swap.lnk'), join(folder, 'swapped.txt'));
+    swaps += 1;
+  }
+})();
+const counts = { inside: 0, secret: 0, notFound: 0, other: 0 };
+const until = Date.now() + 3000;
+await Promise.all(Array.from({ length: 20 }, async () => {
+  while (Date.now() < until) {
+    const got = await get('/swapped.txt');
+    if (got.body.includes('secret')) counts.secret += 1;
+    else if (got.status === 200 && got.body === 'inside\n') counts.inside += 1;
+    else if (got.status === 404) counts.notFound += 1;
+    else counts.other += 1;
+  }
+}));
+swapping = false;
+await swapper;
+{
+  const ok = counts.secret === 0 && counts.other === 0 && counts.inside > 0 && counts.notFound > 0;
+  console.log(`  [${ok ? 'ok' : 'FAILED'}] GET /swapped.txt while it is swapped with a link to the outside (${swaps} swaps): ` +
+              `${counts.inside} served from inside, ${counts.notFound} not found, ${counts.secret} served the outside file, ${counts.other} else`);
+  if (!ok) failed = 1;
+}
 server.close();
 await rm(top, { recursive: true, force: true });
 console.log(failed ? 'web_serve: a path was served that must not be, or refused wrongly (above)' : 'web_serve: nothing outside the folder is served');

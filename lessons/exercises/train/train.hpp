@@ -138,7 +138,15 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
         std::printf("  library: %s\n", library.c_str());
         std::fflush(stdout);
         config.custom_position = yours;
-        const std::string learner = wai::format_result_line(config, wai::run_experiment(config, progress_of("yours", limit)));
+        std::string learner;
+        try {
+            learner = wai::format_result_line(config, wai::run_experiment(config, progress_of("yours", limit)));
+        } catch (const wai::Diverged& e) {
+            // The library's run had the same settings and stayed finite: the learning rate is not the cause.
+            throw std::runtime_error(e.where + ", where the library's run with the same settings and seed stayed finite: "
+                                     "your code gives numbers the model cannot train on (too large, or NaN); make exercise "
+                                     "EXERCISE=" + std::string(name) + " checks them");
+        }
         std::printf("  yours:   %s\n", learner.c_str());
         verdict_reached();
         if (learner == library) {
@@ -153,8 +161,10 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
         const auto whole = [](double x) { return std::to_string(static_cast<long long>(std::lround(x))); };
         const std::string where = " was at step " + std::to_string(out.step) + " of " + std::to_string(out.steps) + " after " +
                                   whole(out.seconds) + " s, each run's limit (EXERCISE_TRAIN_SECONDS=" + whole(limit) + ")";
-        const std::string shorter = "STEPS=300 shortens both runs (the line is then the library's at 300 steps), or "
-                                    "EXERCISE_TRAIN_SECONDS=" + whole(2 * limit) + " gives each twice the time";
+        // Fewer steps only while there are more than 300 (the lines still say something at 300).
+        const std::string longer = "EXERCISE_TRAIN_SECONDS=" + whole(2 * limit) + " gives each twice the time";
+        const std::string shorter = out.steps > 300 ? "STEPS=300 shortens both runs (the line is then the library's at 300 steps), or " + longer
+                                                    : longer;
         if (out.which == "library")
             std::printf("exercise-train %s: the library's run, before yours,%s: this machine is slower than the limit "
                         "allows for; %s\n", name, where.c_str(), shorter.c_str());
