@@ -7,7 +7,7 @@
 // Mirrors "RoPE: rotate, so only the difference counts" (Where Am I?) and "Worked example: RoPE,
 // rotating instead of adding" (LLM Mastery 23). Leaves out the course's exercise (lesson 06),
 // the pairing convention (lesson 07), the choice of base (lesson 10), and the checks of the
-// library's rope op and attention backward (tests/test_positional.cpp, tests/test_fast_kernels.cpp).
+// library's rope op and of attention's backward through it (tests/test_positional.cpp).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

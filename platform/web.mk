@@ -7,7 +7,8 @@
 #   make web-serve  serves build/web/ on http://127.0.0.1:WEB_PORT/ (platform/web_serve.mjs)
 #   make test-web   the page's server kept to its folder (tests/web/serve_test.mjs), those programs
 #                   under node held to the native ones (tests/web_agreement.sh), then
-#                   the page in headless Chromium (tests/web/page_test.mjs); not part of make test
+#                   the page in headless Chromium (tests/web/page_test.mjs) and its exercise
+#                   (tests/web/exercise_test.mjs); not part of make test
 #   make bench-web  a training step in headless Chromium against the native one (bench/web_bench.mjs)
 # The same sources as the native build but for the files only a native process has, which the web
 # build leaves out (WEB_NATIVE_ONLY), and the *_web.cpp files it has in their place: matrix products
@@ -33,8 +34,9 @@
 # The page's two modules are built for the browser instead (-sENVIRONMENT=web,worker, -sMODULARIZE:
 # the page's scripts create them), from the same objects; see the page's part below.
 # Leaves out threads (WebAssembly threads need SharedArrayBuffer, so cross-origin-isolation headers
-# from the host, and a worker per thread), collect_results and collect_extension, the exercises,
-# and libc++'s own bounds checks (the lessons' checked indexing, WAI_CHECKED_INDEXING, is kept).
+# from the host, and a worker per thread), collect_results and collect_extension, the exercises
+# (but the page's, rope_rotation, built by its own compiler: platform/exercise_web.mk), and libc++'s
+# own bounds checks (the lessons' checked indexing, WAI_CHECKED_INDEXING, is kept).
 .PHONY: web web-page test-web check-web-deps check-web-test-deps web-serve bench-web
 
 WEB_BUILD     := build/web
@@ -130,10 +132,10 @@ $(WEB_BUILD)/lessons/%.js: $(WEB_BUILD)/lessons/%.o $(WEB_CHECKED_LIBRARY) $(WEB
 # embind) and the lessons (web/lessons_page.cpp: every lesson's main, renamed lesson_NN_name, picked
 # by name), each a module the page's scripts create (-sMODULARIZE) in the page or in a Web Worker,
 # with the few files they read embedded in the .wasm (the chapter's q and k, the chapter's table).
-# Lesson 06 is left out: it runs only once a learner has written the exercise it works.
+# Lesson 06, the exercise's worked solution, is in the list the page shows once the exercise is solved.
 # Next to them the page's own files (web/*.html, *.css, *.js), lessons.json (each lesson's name and
 # the first sentence of its header) and the lessons' sources, which the page links to.
-WEB_PAGE_LESSONS   := $(filter-out 06_%,$(LESSON_SOURCES:lessons/%.cpp=%))
+WEB_PAGE_LESSONS   := $(LESSON_SOURCES:lessons/%.cpp=%)
 WEB_PAGE_STATIC    := $(wildcard web/*.html web/*.css web/*.js)
 WEB_PAGE_EMBEDDED  := lessons/data/chapter_rope_vectors.txt experiment/chapter_table.txt
 WEB_PAGE_EMBED     := $(foreach f,$(WEB_PAGE_EMBEDDED),--embed-file $(f)@/$(f))
@@ -142,7 +144,7 @@ WEB_PAGE_LDFLAGS   := $(WEB_OPTIMISE) -fexceptions -sENVIRONMENT=web,worker -sMO
 WEB_PAGE_FILES     := $(WEB_BUILD)/whereami_page.js $(WEB_BUILD)/whereami_lessons.js $(WEB_BUILD)/lessons.json \
                       $(WEB_PAGE_STATIC:web/%=$(WEB_BUILD)/%) $(WEB_PAGE_LESSONS:%=$(WEB_BUILD)/source/lessons/%.cpp)
 
-web-page: $(WEB_PAGE_FILES)
+web-page: $(WEB_PAGE_FILES) web-exercise
 
 $(WEB_BUILD)/whereami_page.js: $(WEB_BUILD)/web/page_api.o $(WEB_LIBRARY) $(WEB_PAGE_EMBEDDED) $(WEB_LINK_FLAGS_FILE)
 	NODE_PATH=$(WEB_NODE_PATH) $(EMXX) $(WEB_PAGE_LDFLAGS) -lembind -sEXPORT_NAME=createWhereami $(filter %.o %.a,$^) -o $@
@@ -190,11 +192,15 @@ WEB_CHROMIUM      := /usr/bin/chromium
 WEB_NPM           := npm
 WEB_TEST_MODULES  := tests/web/node_modules/.package-lock.json
 WEB_SCREENSHOTS   := build/web-screenshots
-test-web: all web check-web-test-deps $(WEB_TEST_MODULES) $(WEB_TEST_LESSONS:%=$(BUILD)/lessons/%)
+# Last the exercise in the page (tests/web/exercise_test.mjs), held to the native checker's verdicts
+# (the self-test's programs for the same code).
+WEB_TEST_EXERCISE_FIXTURES := $(addprefix $(EXERCISE_BUILD)/fixtures/rope_rotation/,wrong_backwards wrong_row_off_by_one)
+test-web: all web check-web-test-deps $(WEB_TEST_MODULES) $(WEB_TEST_LESSONS:%=$(BUILD)/lessons/%) $(WEB_TEST_EXERCISE_FIXTURES)
 	@status=0; \
 	$(WEB_NODE) tests/web/serve_test.mjs || status=1; \
 	WEB_NODE=$(WEB_NODE) bash tests/web_agreement.sh $(BUILD) $(WEB_BUILD) $(WEB_TEST_STEPS) "$(WEB_TEST_CASES)" "$(WEB_TEST_LESSONS)" || status=1; \
 	$(WEB_NODE) tests/web/page_test.mjs $(WEB_BUILD) $(BUILD)/train_position $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
+	$(WEB_NODE) tests/web/exercise_test.mjs $(WEB_BUILD) $(EXERCISE_BUILD)/fixtures/rope_rotation $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
 	exit $$status
 
 # Chromium from Debian, and npm (the machine's, or Debian's) for playwright-core, installed as above.
@@ -219,3 +225,5 @@ bench-web: web check-web-test-deps $(WEB_TEST_MODULES) $(BUILD)/bench_step
 	@$(WEB_NODE) bench/web_bench.mjs $(WEB_BUILD) $(BUILD)/bench_step $(WEB_BENCH_FLAGS) --chromium $(WEB_CHROMIUM)
 
 -include $(wildcard $(WEB_BUILD)/*/*.d $(WEB_BUILD)/*/*/*.d $(WEB_BUILD)/*/*/*/*.d)
+
+include platform/exercise_web.mk

@@ -2,7 +2,8 @@
 // folder on localhost with the types a browser needs (application/wasm, so that it compiles the
 // engine while it downloads), nothing outside the folder (a path with '..' or a symbolic link that
 // leads out of it, as build/web/include's links to Debian's headers do, is not found; a path whose
-// percent-encoding is broken is a bad request), and no caching of stale builds.
+// percent-encoding is broken is a bad request), and no caching of stale builds (the exercise's
+// compiler, a pinned package, is kept by the browser and checked each time with an ETag).
 //   node platform/web_serve.mjs FOLDER [PORT]   (PORT 0 or none: a free port; prints the URL)
 // Also imported: serve(folder, port) resolves to {server, url, served}, served a Map of each path
 // served to the bytes sent for it, all requests together (the tests hold the page to its size).
@@ -19,6 +20,8 @@ const types = {
   '.cpp': 'text/plain; charset=utf-8', '.hpp': 'text/plain; charset=utf-8', '.txt': 'text/plain; charset=utf-8',
   '.png': 'image/png', '.svg': 'image/svg+xml',
 };
+
+const cached = /^\/(compiler|wasi_shim)\//;
 
 export function serve(folder, port = 0) {
   const root = resolve(folder);
@@ -51,7 +54,7 @@ export function serve(folder, port = 0) {
     try {
       const file = resolve(join(root, path));
       if (file !== root && !file.startsWith(root + sep)) throw notFound();
-      let opened = await openInside(file), body, real;
+      let opened = await openInside(file), body, real, tag = null;
       try {
         if ((await opened.handle.stat()).isDirectory()) {
           const folder = opened;
@@ -60,11 +63,23 @@ export function serve(folder, port = 0) {
           opened = await openInside(join(folder.real, 'index.html'));
         }
         real = opened.real;
+        // The exercise's compiler (about 105 MB, a pinned npm package) is kept by the browser and asked
+        // again each time: unchanged, it answers 304 and sends nothing.
+        if (cached.test(path)) {
+          const { size, mtimeMs } = await opened.handle.stat();
+          tag = `"${size}-${Math.floor(mtimeMs)}"`;
+          if (request.headers['if-none-match'] === tag) {
+            response.writeHead(304, { ETag: tag, 'Cache-Control': 'no-cache' });
+            response.end();
+            return;
+          }
+        }
         body = await opened.handle.readFile();
       } finally {
         if (opened) await opened.handle.close();
       }
-      response.writeHead(200, { 'Content-Type': types[extname(real)] || 'application/octet-stream', 'Cache-Control': 'no-store' });
+      response.writeHead(200, { 'Content-Type': types[extname(real)] || 'application/octet-stream',
+                                ...(tag ? { ETag: tag, 'Cache-Control': 'no-cache' } : { 'Cache-Control': 'no-store' }) });
       response.end(body);
       served.set(path, (served.get(path) || 0) + body.length);
     } catch (error) {

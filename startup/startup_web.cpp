@@ -7,8 +7,10 @@
 // 0777, so every file a program made (--save, files/atomic_file.cpp) would have no permissions.
 // Leaves out the address-space and thread-count checks of the native start-up (nothing here maps
 // per-thread buffers), and threads: --threads takes 1 only.
+#ifdef __EMSCRIPTEN__
 #include <emscripten.h>
 #include <sys/stat.h>
+#endif
 
 #include <stdexcept>
 #include <string>
@@ -21,7 +23,9 @@ namespace wai {
 
 void prepare_process(char** argv) {
     // In a browser there is no process: files live in memory and keep the usual 022.
+#ifdef __EMSCRIPTEN__
     umask(static_cast<mode_t>(EM_ASM_INT({ return typeof process !== 'undefined' && process.umask ? process.umask() : 0o022; })));
+#endif
     // argv[0] is the .js file node runs: the program's name is that without ".js".
     static std::string name;
     name = program_name(argv != nullptr ? argv[0] : nullptr);

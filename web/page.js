@@ -311,15 +311,28 @@ function setUpTraining() {
 
 // ---- 5. The lessons ----
 let lessonWorker = null;
+let showSolvedLessons = null;  // adds lesson 06 to the list once the exercise is solved
 
 function setUpLessons(lessons) {
   const select = $('lesson-select');
+  // Lesson 06 is the exercise's worked solution: listed once section 7 is solved (web/exercise.js).
+  const solution = lessons.find((lesson) => lesson.name.startsWith('06_'));
   for (const lesson of lessons) {
+    if (lesson === solution) continue;
     const option = document.createElement('option');
     option.value = lesson.name;
     option.textContent = lesson.title;
     select.append(option);
   }
+  showSolvedLessons = () => {
+    if (!solution || localStorage.getItem('whereami-exercise-solved') !== '1' || select.querySelector(`option[value="${solution.name}"]`)) return;
+    const option = document.createElement('option');
+    option.value = solution.name;
+    option.textContent = `${solution.title} (the worked solution: you have solved section 7)`;
+    const next = [...select.options].find((o) => o.value > solution.name);
+    select.insertBefore(option, next || null);
+  };
+  showSolvedLessons();
   const showSource = () => ($('lesson-source').href = `source/lessons/${select.value}.cpp`);
   select.addEventListener('change', showSource);
   showSource();

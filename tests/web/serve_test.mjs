@@ -1,7 +1,8 @@
 // platform/web_serve.mjs against paths that reach for what is outside the served folder: '..', an
 // encoded '..', a symbolic link to a file or a folder outside it, a broken percent-encoding, and a
 // file swapped for a link to the outside while it is being requested (the check and the read must
-// be of the same file); and that what is inside, a link within the folder included, is served.
+// be of the same file); and that what is inside, a link within the folder included, is served; and
+// that the exercise's compiler, alone, is kept by the browser and asked again (304 when unchanged).
 // Needs node alone.
 //   node tests/web/serve_test.mjs    (make test-web runs it); exit code 1 if a check failed
 // Leaves out the page itself (tests/web/page_test.mjs).
@@ -76,6 +77,32 @@ await swapper;
   const ok = counts.secret === 0 && counts.other === 0 && counts.inside > 0 && counts.notFound > 0;
   console.log(`  [${ok ? 'ok' : 'FAILED'}] GET /swapped.txt while it is swapped with a link to the outside (${swaps} swaps): ` +
               `${counts.inside} served from inside, ${counts.notFound} not found, ${counts.secret} served the outside file, ${counts.other} else`);
+  if (!ok) failed = 1;
+}
+// The exercise's compiler is kept by the browser and asked again: an ETag, and 304 with no body when
+// it has not changed; a changed file is sent whole; the page's own files are never kept (no-store).
+{
+  await mkdir(join(folder, 'compiler'));
+  await writeFile(join(folder, 'compiler', 'llvm.wasm'), 'the compiler\n');
+  const ask = (path, headers = {}) => new Promise((done, failed) => {
+    const r = request(url, { path, method: 'GET', headers }, (response) => {
+      let body = '';
+      response.on('data', (chunk) => { body += chunk; });
+      response.on('end', () => done({ status: response.statusCode, body, headers: response.headers }));
+    });
+    r.on('error', failed);
+    r.end();
+  });
+  const first = await ask('/compiler/llvm.wasm');
+  const again = await ask('/compiler/llvm.wasm', { 'If-None-Match': first.headers.etag });
+  await writeFile(join(folder, 'compiler', 'llvm.wasm'), 'the compiler, rebuilt\n');
+  const changed = await ask('/compiler/llvm.wasm', { 'If-None-Match': first.headers.etag });
+  const page = await ask('/index.html', { 'If-None-Match': first.headers.etag });
+  const ok = first.status === 200 && first.headers.etag && first.headers['cache-control'] === 'no-cache' &&
+             again.status === 304 && again.body === '' && changed.status === 200 && changed.body === 'the compiler, rebuilt\n' &&
+             page.status === 200 && page.headers['cache-control'] === 'no-store';
+  console.log(`  [${ok ? 'ok' : 'FAILED'}] GET /compiler/llvm.wasm: ${first.status} with ETag ${first.headers.etag}; ` +
+              `asked again ${again.status}; changed ${changed.status}; /index.html ${page.status} ${page.headers['cache-control']}`);
   if (!ok) failed = 1;
 }
 server.close();

@@ -1,0 +1,112 @@
+# The page's exercise (included by platform/web.mk): the learner's rope_rotation.cpp compiled and
+# checked in the browser. Emscripten's objects cannot link with a compiler the page can run, so this
+# part has a toolchain of its own: @yowasp/clang from npm (Clang and LLD built for WebAssembly, with a
+# WASI sysroot), pinned in web/packages/package-lock.json, run here under node (platform/wasi_cc.mjs)
+# to build the checker and the library objects it links, and copied into build/web/compiler/ for the
+# page to compile and link the learner's file with the same flags (build/web/exercise/flags.json).
+# The program it makes runs in a Web Worker under @bjorn3/browser_wasi_shim (also pinned, copied
+# into build/web/wasi_shim/).
+# C++ exceptions: the sysroot's libc++abi is built without them, and the engine reports every error
+# by one. So the exception runtime is built here from LLVM's own libc++abi (cxa_exception.cpp,
+# cxa_personality.cpp) and libunwind (Unwind-wasm.c) sources, for WebAssembly's exception handling
+# (-fwasm-exceptions), as Emscripten builds them: the copy Debian's emscripten package ships
+# (EXERCISE_WEB_LLVM_SOURCES); plus the one symbol they expect the toolchain to define, the tag
+# __cpp_exception (exercise_tag.s).
+# Leaves out "Train with my rotation" (the whole engine would have to be built by this compiler at
+# make web time: about 60 more files at 20-40 s each here); make exercise-train does it in a terminal.
+EXERCISE_WEB            := $(WEB_BUILD)/exercise
+EXERCISE_WEB_WORK       := build/web-exercise
+EXERCISE_WEB_PACKAGES   := build/web-packages
+EXERCISE_WEB_CLANG      := $(EXERCISE_WEB_PACKAGES)/node_modules/@yowasp/clang
+EXERCISE_WEB_SHIM       := $(EXERCISE_WEB_PACKAGES)/node_modules/@bjorn3/browser_wasi_shim
+EXERCISE_WEB_INSTALLED  := $(EXERCISE_WEB_PACKAGES)/node_modules/.package-lock.json
+EXERCISE_WEB_LLVM_SOURCES := /usr/share/emscripten/system/lib
+EXERCISE_WEB_CC         := $(WEB_NODE) platform/wasi_cc.mjs $(EXERCISE_WEB_CLANG)
+# The learner's flags, as natively (the checked build: WAI_CHECKED_INDEXING, -Werror=return-type), for
+# wasm32-wasip1 with WebAssembly's exceptions; the sysroot's emulated signal() and getpid(), which
+# startup/output_check.cpp and the verdict's guard (lessons/exercises/exercise.hpp) call.
+EXERCISE_WEB_FLAGS      := -std=c++20 -O2 -msimd128 -fno-math-errno -fwasm-exceptions -Wall -Wextra \
+                           -D_WASI_EMULATED_SIGNAL -D_WASI_EMULATED_GETPID -DWAI_CHECKED_INDEXING -Werror=return-type \
+                           -I. -isystem startup/web_include
+# -u __main_argc_argv: the checker's main(argc, argv), so named in WebAssembly, is in the archive, and
+# the C start-up refers to it only weakly, which takes no member out of an archive.
+EXERCISE_WEB_LIBS       := -Wl,-u,__main_argc_argv -lwasi-emulated-signal -lwasi-emulated-getpid
+# The library objects the checker links: what the native link of build/exercises/rope_rotation takes
+# from the archive, with the web start-up in place of the native one. A missing one fails the link
+# below, at make web time.
+EXERCISE_WEB_LIB_SOURCES := tensor/elementwise.cpp tensor/number_text.cpp tensor/random.cpp tensor/shape.cpp \
+                           tensor/tensor.cpp autograd/arithmetic.cpp autograd/value.cpp positional/rope.cpp \
+                           startup/startup_web.cpp startup/output_check.cpp lessons/exercises/check/rope_rotation.cpp
+EXERCISE_WEB_OBJECTS    := $(EXERCISE_WEB_LIB_SOURCES:%.cpp=$(EXERCISE_WEB_WORK)/%.o)
+EXERCISE_WEB_RUNTIME    := $(addprefix $(EXERCISE_WEB_WORK)/runtime/,cxa_exception.o cxa_personality.o unwind.o tag.o)
+EXERCISE_WEB_ABI_FLAGS  := -fwasm-exceptions -O2 -DNDEBUG -D__USING_WASM_EXCEPTIONS__ -D_LIBCXXABI_BUILDING_LIBRARY \
+                           -DLIBCXXABI_USE_LLVM_UNWINDER -I$(EXERCISE_WEB_WORK)/llvm/libcxxabi/include \
+                           -I$(EXERCISE_WEB_WORK)/llvm/libcxxabi/src -I$(EXERCISE_WEB_WORK)/llvm/libunwind/include \
+                           '-D_LIBCPP_INLINE_VISIBILITY=__attribute__((__always_inline__))' -std=c++14 \
+                           -D_LIBCPP_ENABLE_CXX17_REMOVED_UNEXPECTED_FUNCTIONS
+EXERCISE_WEB_UNWIND_FLAGS := -fwasm-exceptions -O2 -DNDEBUG -D__USING_WASM_EXCEPTIONS__ -include stdbool.h -D__EMSCRIPTEN__ \
+                           -D_LIBUNWIND_DISABLE_VISIBILITY_ANNOTATIONS -I$(EXERCISE_WEB_WORK)/llvm/libunwind/include \
+                           -I$(EXERCISE_WEB_WORK)/llvm/libunwind/src
+# The headers the learner's file includes, for the page's compiler: every header of the folders it
+# may reach (the learner's file includes its exercise's header, which includes the library's).
+EXERCISE_WEB_HEADERS    := $(wildcard tensor/*.hpp autograd/*.hpp lessons/*.hpp lessons/exercises/*.hpp startup/web_include/*.h)
+EXERCISE_WEB_FILES      := $(EXERCISE_WEB)/engine.a $(EXERCISE_WEB)/files.json $(EXERCISE_WEB)/rope_rotation.wasm \
+                           $(WEB_BUILD)/compiler/.copied $(WEB_BUILD)/wasi_shim/.copied \
+                           $(WEB_BUILD)/source/lessons/exercises/rope_rotation.cpp
+
+web-exercise: $(EXERCISE_WEB_FILES)
+.PHONY: web-exercise
+.SECONDARY: $(EXERCISE_WEB_OBJECTS) $(EXERCISE_WEB_RUNTIME)
+
+# npm from Debian (or the machine's), installed on first use as the set-up installs the rest.
+$(EXERCISE_WEB_INSTALLED): web/packages/package.json web/packages/package-lock.json | check-web-deps
+	@command -v $(WEB_NPM) >/dev/null || $(MAKE) --no-print-directory -f platform/debian.mk install-packages PACKAGES=npm || exit 1
+	@mkdir -p $(EXERCISE_WEB_PACKAGES)
+	cp web/packages/package.json web/packages/package-lock.json $(EXERCISE_WEB_PACKAGES)/
+	cd $(EXERCISE_WEB_PACKAGES) && $(WEB_NPM) ci --no-audit --no-fund --loglevel=error
+
+$(EXERCISE_WEB_WORK)/llvm/.copied: | check-web-deps
+	@test -f $(EXERCISE_WEB_LLVM_SOURCES)/libcxxabi/src/cxa_exception.cpp && test -f $(EXERCISE_WEB_LLVM_SOURCES)/libunwind/src/Unwind-wasm.c || \
+	  { echo "web: missing LLVM's libc++abi and libunwind sources in $(EXERCISE_WEB_LLVM_SOURCES) (Debian package emscripten)" >&2; exit 1; }
+	@rm -rf $(@D) && mkdir -p $(@D)/libcxxabi $(@D)/libunwind
+	cp -r $(EXERCISE_WEB_LLVM_SOURCES)/libcxxabi/include $(EXERCISE_WEB_LLVM_SOURCES)/libcxxabi/src $(@D)/libcxxabi/
+	cp -r $(EXERCISE_WEB_LLVM_SOURCES)/libunwind/include $(EXERCISE_WEB_LLVM_SOURCES)/libunwind/src $(@D)/libunwind/
+	@touch $@
+
+$(EXERCISE_WEB_WORK)/runtime/cxa_%.o: $(EXERCISE_WEB_WORK)/llvm/.copied $(EXERCISE_WEB_INSTALLED)
+	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_ABI_FLAGS) -c $(EXERCISE_WEB_WORK)/llvm/libcxxabi/src/cxa_$*.cpp -o $@
+$(EXERCISE_WEB_WORK)/runtime/unwind.o: $(EXERCISE_WEB_WORK)/llvm/.copied $(EXERCISE_WEB_INSTALLED)
+	$(EXERCISE_WEB_CC) $@ clang $(EXERCISE_WEB_UNWIND_FLAGS) -c $(EXERCISE_WEB_WORK)/llvm/libunwind/src/Unwind-wasm.c -o $@
+$(EXERCISE_WEB_WORK)/runtime/tag.o: platform/exercise_tag.s $(EXERCISE_WEB_INSTALLED)
+	$(EXERCISE_WEB_CC) $@ clang -c $< -o $@
+
+$(EXERCISE_WEB_WORK)/%.o: %.cpp $(EXERCISE_WEB_HEADERS) $(wildcard positional/*.hpp startup/*.hpp) $(EXERCISE_WEB_INSTALLED) platform/exercise_web.mk
+	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) -c $< -o $@
+
+# One archive: the link in the page takes what the learner's file and the checker need.
+$(EXERCISE_WEB)/engine.a: $(EXERCISE_WEB_OBJECTS) $(EXERCISE_WEB_RUNTIME)
+	@mkdir -p $(@D)
+	@rm -f $@
+	$(EXERCISE_WEB_CC) $@ ar rcs $@ $^
+
+# The checker with the course's scaffold (the learner's file as shipped) linked here, as the page
+# links it: a make web that passes has linked it once.
+$(EXERCISE_WEB_WORK)/scaffold.o: lessons/exercises/rope_rotation.cpp $(EXERCISE_WEB_HEADERS) $(EXERCISE_WEB_INSTALLED)
+	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) -c $< -o $@
+$(EXERCISE_WEB)/rope_rotation.wasm: $(EXERCISE_WEB_WORK)/scaffold.o $(EXERCISE_WEB)/engine.a
+	$(EXERCISE_WEB_CC) $@ clang++ -fwasm-exceptions $^ $(EXERCISE_WEB_LIBS) -o $@
+
+# What the page needs to compile and link: the flags, the learner's file as shipped, the headers.
+$(EXERCISE_WEB)/files.json: $(EXERCISE_WEB_HEADERS) lessons/exercises/rope_rotation.cpp platform/exercise_web.mk platform/exercise_files.mjs
+	@mkdir -p $(@D)
+	$(WEB_NODE) platform/exercise_files.mjs $@ lessons/exercises/rope_rotation.cpp \
+	  '$(EXERCISE_WEB_FLAGS)' '-fwasm-exceptions $(EXERCISE_WEB_LIBS)' $(EXERCISE_WEB_HEADERS)
+
+$(WEB_BUILD)/compiler/.copied: $(EXERCISE_WEB_INSTALLED)
+	@rm -rf $(@D) && mkdir -p $(@D)
+	cp $(EXERCISE_WEB_CLANG)/gen/bundle.js $(EXERCISE_WEB_CLANG)/gen/*.wasm $(EXERCISE_WEB_CLANG)/gen/*.tar $(@D)/
+	@touch $@
+$(WEB_BUILD)/wasi_shim/.copied: $(EXERCISE_WEB_INSTALLED)
+	@rm -rf $(@D) && mkdir -p $(@D)
+	cp $(EXERCISE_WEB_SHIM)/dist/*.js $(@D)/
+	@touch $@

@@ -1,0 +1,127 @@
+// make test-web's exercise part: section 7 of the page in headless Chromium, held to the native
+// checker (build/exercises/fixtures/rope_rotation/*, the exercises' self-test programs).
+//   node tests/web/exercise_test.mjs WEB_BUILD NATIVE_FIXTURES SCREENSHOTS [CHROMIUM]
+// Checks: before the section is opened nothing of the compiler is fetched (and the page is at most
+// 2 MB); opened, it fetches the compiler with progress and shows the marked place as shipped, which
+// Check calls not solved yet; the right answer (tests/exercises/rope_rotation/right.cpp, lesson 06's
+// rotation) is solved and lesson 06 joins the lessons' list; a turn by the negative angle and a row
+// off by one get exactly the verdict line the native program gives for the same code; a file that
+// does not compile shows the compiler's error at the line of the editor; an endless loop is stopped
+// at the page's time limit; the time from Check to the verdict, first and later, is printed.
+// Leaves out training with the learner's rotation (not in the page).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+import { serve } from '../../platform/web_serve.mjs';
+
+const [web, fixtures, shots, browserPath = '/usr/bin/chromium'] = process.argv.slice(2);
+if (!web || !fixtures || !shots) {
+  console.error('usage: node tests/web/exercise_test.mjs WEB_BUILD NATIVE_FIXTURES SCREENSHOTS [CHROMIUM]');
+  process.exit(2);
+}
+mkdirSync(shots, { recursive: true });
+let failures = 0;
+const check = (holds, claim, detail = '') => {
+  console.log(holds ? `  [ok] ${claim}` : `  [FAILED] ${claim}${detail ? `: ${detail}` : ''}`);
+  if (!holds) ++failures;
+};
+// The native verdict: the last line the fixture's program prints (it exits 1 for a wrong answer).
+const nativeVerdict = (name) => {
+  let out;
+  try {
+    out = execFileSync(join(fixtures, name), { encoding: 'utf8' });
+  } catch (error) {
+    out = error.stdout;
+  }
+  return out.trimEnd().split('\n').pop();
+};
+const fixture = (name) => readFileSync(`tests/exercises/rope_rotation/${name}.cpp`, 'utf8');
+
+const { server, url, served } = await serve(web);
+const browser = await chromium.launch({
+  executablePath: browserPath,
+  args: [...(process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : []), '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+});
+try {
+  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  const errors = [];
+  page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
+  page.on('console', (message) => message.type() === 'error' && errors.push(`console: ${message.text()}`));
+  const text = (selector) => page.textContent(selector);
+  const until = (predicate, argument, seconds) => page.waitForFunction(predicate, argument, { timeout: seconds * 1000 });
+
+  console.log(`test-web: the exercise at ${url} in ${browserPath}`);
+  await page.goto(url);
+  await until(() => document.getElementById('status').textContent === 'ready', null, 60);
+  const compilerPaths = () => [...served.keys()].filter((path) => path.startsWith('/compiler/') || path.startsWith('/exercise/'));
+  check(compilerPaths().length === 0, 'before the exercise is opened nothing of the compiler is fetched', compilerPaths().join(' '));
+  const firstLoad = [...served.keys()].reduce((total, path) => total + statSync(join(web, path === '/' ? 'index.html' : path)).size, 0);
+  check(firstLoad <= 2000000, 'and the page has loaded at most 2 MB', `${firstLoad} bytes`);
+  check(!(await page.locator('#lesson-select option[value^="06_"]').count()), 'lesson 06 is not in the lessons\' list before the exercise is solved');
+
+  await page.evaluate(() => localStorage.removeItem('whereami-exercise-code'));
+  const opened = Date.now();
+  await page.click('#exercise-open summary');
+  await until(() => /fetching the compiler: [0-9.]+ of [0-9.]+ MB/.test(document.getElementById('exercise-progress').textContent) ||
+                    !document.getElementById('exercise-check').disabled, null, 120);
+  check(true, 'opening the exercise fetches the compiler, with progress');
+  await until(() => !document.getElementById('exercise-check').disabled, null, 300);
+  const fetched = compilerPaths().reduce((total, path) => total + statSync(join(web, path)).size, 0);
+  console.log(`  the compiler was ready ${((Date.now() - opened) / 1000).toFixed(1)} s after opening: ${await text('#exercise-progress')} ` +
+              `(${fetched} bytes fetched for it, exercise/ included)`);
+  const shipped = readFileSync('lessons/exercises/rope_rotation.cpp', 'utf8');
+  const editor = await page.inputValue('#exercise-code');
+  check(shipped.includes(editor) && editor.includes('exercise::not_written_yet(x, angles);'),
+    'the editor holds the marked place of lessons/exercises/rope_rotation.cpp as shipped');
+
+  // Check with `code` in the editor; the verdict line and the seconds from Check to it.
+  const checkCode = async (code, seconds = 180) => {
+    await page.fill('#exercise-code', code);
+    const t0 = Date.now();
+    await page.click('#exercise-check');
+    await until(() => !document.getElementById('exercise-check').disabled &&
+                      !/^(compiling|compiled)/.test(document.getElementById('exercise-verdict').textContent), null, seconds);
+    return { verdict: await text('#exercise-verdict'), seconds: (Date.now() - t0) / 1000, report: await text('#exercise-report') };
+  };
+
+  const scaffold = await checkCode(editor);
+  console.log(`  Check to verdict, the first time: ${scaffold.seconds.toFixed(1)} s`);
+  check(scaffold.verdict.startsWith('rope_rotation: not solved yet: '), 'the file as shipped is not solved yet', scaffold.verdict);
+
+  const right = await checkCode(fixture('right'));
+  console.log(`  Check to verdict, again: ${right.seconds.toFixed(1)} s`);
+  check(right.verdict === 'rope_rotation: solved' && right.report.includes('q.k with the query at   3, the key at 103'),
+    'the right answer (lesson 06\'s rotation) is solved, with its four scores', right.verdict);
+  check((await page.locator('#lesson-select option[value^="06_"]').count()) === 1, 'and lesson 06 joins the lessons\' list');
+  await page.locator('#exercise').screenshot({ path: `${shots}/8-exercise-solved.png` });
+
+  for (const [name, what] of [['wrong_backwards', 'a turn by the negative angle'], ['wrong_row_off_by_one', 'a row off by one']]) {
+    const native = nativeVerdict(name);
+    const ours = await checkCode(fixture(name));
+    check(ours.verdict === native, `${what} gets the native checker's verdict line`, `page: ${ours.verdict} | native: ${native}`);
+  }
+  await page.locator('#exercise').screenshot({ path: `${shots}/9-exercise-wrong.png` });
+
+  const broken = await checkCode(fixture('does_not_compile_missing_return'));
+  check(broken.verdict.includes('does not compile') && /your code:[0-9]+:[0-9]+: error: /.test(broken.report),
+    'code that does not compile shows the compiler\'s error at the editor\'s line', `${broken.verdict} | ${broken.report.slice(0, 300)}`);
+  await page.locator('#exercise').screenshot({ path: `${shots}/10-exercise-compile-error.png` });
+
+  const endless = await checkCode(fixture('right').replace('Tensor apply_rope(const Tensor& x, const Tensor& angles) {',
+    'Tensor apply_rope(const Tensor& x, const Tensor& angles) {\n    for (volatile long spin = 0;; spin = spin + 1) {}'), 240);
+  check(/ran for more than [0-9]+ s, so it was stopped/.test(endless.verdict) && endless.seconds < 120,
+    'an endless loop is stopped at the time limit and said so', `${endless.verdict} after ${endless.seconds.toFixed(1)} s`);
+  const runWorkers = () => page.workers().filter((worker) => worker.url().includes('exercise_run_worker')).length;
+  for (let waited = 0; waited < 20 && runWorkers() > 0; ++waited) await page.waitForTimeout(500);
+  check(runWorkers() === 0, 'and its worker is ended', `${runWorkers()} left`);
+
+  check(errors.length === 0, 'no error in the page or its console', errors.join('; '));
+} catch (error) {
+  check(false, 'the exercise test ran to its end', error.message.split('\n')[0]);
+} finally {
+  await browser.close();
+  server.close();
+}
+console.log(`test-web: exercise ${failures ? `${failures} check(s) FAILED` : 'ok'}`);
+process.exit(failures ? 1 : 0);

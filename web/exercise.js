@@ -1,0 +1,163 @@
+// Section 7, the course's exercise in the page: the marked place of lessons/exercises/rope_rotation.cpp
+// in a text area; Check compiles it with the checker (web/exercise_worker.js, kept between checks)
+// and runs the program (web/exercise_run_worker.js, a fresh worker each time, ended at the time
+// limit); the verdict as make exercise EXERCISE=rope_rotation says it, with the checker's report.
+// Opening the section fetches the compiler; nothing is fetched for it before.
+// Leaves out "Train with my rotation" (make exercise-train in a terminal), and uses page.js's $,
+// setBusy and fail.
+'use strict';
+
+const exercise = {
+  compiler: null,       // the compile worker, once the section is opened
+  ready: null,          // resolves when the compiler has loaded
+  running: null,        // the program's worker while it runs
+  source: null,         // the learner's file as shipped (exercise/files.json)
+  SECONDS: 20,          // the page's time limit on the program (make exercise's: 60 s)
+  KEPT: 'whereami-exercise-code',
+  SOLVED: 'whereami-exercise-solved',
+};
+
+// The shipped file's marked place, without its two marker lines.
+function markedPlace(source) {
+  const lines = source.split('\n');
+  const start = lines.findIndex((line) => line.startsWith('// ==== YOUR CODE: from here to the end marker'));
+  const end = lines.findIndex((line) => line.startsWith('// ==== END OF YOUR CODE'));
+  return lines.slice(start + 1, end).join('\n');
+}
+
+function showVerdict(line, kind) {
+  const verdict = $('exercise-verdict');
+  verdict.textContent = line;
+  verdict.className = `result ${kind || ''}`;
+}
+
+// The compile worker's answer to one message of `type`.
+function ask(worker, type, onProgress) {
+  return new Promise((resolve, reject) => {
+    worker.onmessage = (event) => {
+      const message = event.data;
+      if (message.type === 'progress' && onProgress) onProgress(message);
+      else if (message.type === 'failed') reject(new Error(message.message));
+      else if (message.type === type) resolve(message);
+    };
+    worker.onerror = (error) => reject(new Error(error.message || 'the compiler worker failed'));
+  });
+}
+
+function openExercise() {
+  if (exercise.compiler) return;
+  exercise.compiler = new Worker('exercise_worker.js', { type: 'module' });
+  const progress = $('exercise-progress');
+  progress.textContent = 'fetching the compiler…';
+  setBusy('exercise', ': fetching the compiler');
+  const loaded = ask(exercise.compiler, 'ready', ({ done, total }) => {
+    progress.textContent = `fetching the compiler: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`;
+  });
+  exercise.compiler.postMessage({ type: 'prepare' });
+  const files = fetch('exercise/files.json').then((answer) => answer.json()).then((files) => {
+    exercise.source = files.source;
+    const kept = localStorage.getItem(exercise.KEPT);
+    $('exercise-code').value = kept !== null ? kept : markedPlace(files.source);
+    $('exercise-reset').disabled = false;
+  });
+  exercise.ready = Promise.all([loaded, files]).then(([ready]) => {
+    progress.textContent = `the compiler is ready (${(ready.bytes / 1e6).toFixed(1)} MB, in ${ready.seconds.toFixed(1)} s)`;
+    $('exercise-check').disabled = false;
+    setBusy('exercise', null);
+  }).catch((error) => {
+    progress.textContent = `the compiler did not load: ${error.message}`;
+    setBusy('exercise', null);
+  });
+}
+
+// A random token for the verdict's descriptor: the learner's output cannot carry it.
+function token() {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+// Runs the linked program; resolves with what it printed and how it ended.
+function runProgram(wasm) {
+  return new Promise((resolve) => {
+    const worker = new Worker('exercise_run_worker.js', { type: 'module' });
+    exercise.running = worker;
+    let output = '';
+    let verdict = null;
+    const finish = (ending) => {
+      clearTimeout(timer);
+      worker.terminate();
+      exercise.running = null;
+      resolve({ output, verdict, ...ending });
+    };
+    const timer = setTimeout(() => finish({ timedOut: true }), exercise.SECONDS * 1000);
+    worker.onmessage = (event) => {
+      const message = event.data;
+      if (message.type === 'output') {
+        output += message.text;
+        $('exercise-report').textContent = output;
+      } else if (message.type === 'verdict') verdict = message.line;
+      else if (message.type === 'exit') finish({ code: message.code });
+      else if (message.type === 'trap') finish({ trap: message.message });
+    };
+    worker.onerror = (error) => finish({ trap: error.message || 'the program\'s worker failed' });
+    worker.postMessage({ wasm, token: token() });
+  });
+}
+
+// The verdict line for how the program ended, as lessons/exercises/checker_status.sh words it natively.
+function endingVerdict(run) {
+  if (run.verdict !== null && !run.timedOut && run.trap === undefined) return run.verdict;
+  if (run.timedOut) return `rope_rotation: your code ran for more than ${exercise.SECONDS} s, so it was stopped (a loop that never ends, perhaps)`;
+  if (run.trap !== undefined)
+    return `rope_rotation: your code stopped the program: WebAssembly stopped it (${run.trap}), as a signal ends it natively; ` +
+           'it does not say which line of your code did it, nor why; undefined behaviour anywhere in it can end this way';
+  return `rope_rotation: your code ended the program before the checker could judge it (exit status ${run.code} and no verdict: an _exit() in your code?)`;
+}
+
+async function check() {
+  const code = $('exercise-code').value;
+  localStorage.setItem(exercise.KEPT, code);
+  $('exercise-check').disabled = true;
+  $('exercise-report').textContent = '';
+  showVerdict('compiling your code…');
+  setBusy('exercise', ': compiling');
+  const t0 = performance.now();
+  try {
+    exercise.compiler.postMessage({ type: 'check', code });
+    const compiled = await ask(exercise.compiler, 'compiled');
+    if (!compiled.ok) {
+      showVerdict('rope_rotation: your code does not compile (the compiler\'s messages below; "your code:LINE" is the line in the box above)', 'wrong');
+      $('exercise-report').textContent = compiled.messages;
+      $('exercise-progress').textContent = `compiled in ${compiled.seconds.toFixed(1)} s`;
+      return;
+    }
+    showVerdict(`compiled in ${compiled.seconds.toFixed(1)} s; running the checker…`);
+    setBusy('exercise', ': checking');
+    const run = await runProgram(compiled.wasm);
+    const line = endingVerdict(run);
+    const solved = line === 'rope_rotation: solved';
+    showVerdict(line, solved ? 'solved' : line.startsWith('rope_rotation: not solved yet') ? '' : 'wrong');
+    $('exercise-report').textContent = (run.output + (compiled.messages ? `\n(the compiler's warnings)\n${compiled.messages}` : '')).trimEnd();
+    $('exercise-progress').textContent = `checked in ${((performance.now() - t0) / 1000).toFixed(1)} s (compiling and linking ${compiled.seconds.toFixed(1)} s)`;
+    if (solved) {
+      localStorage.setItem(exercise.SOLVED, '1');
+      if (typeof showSolvedLessons === 'function') showSolvedLessons();
+    }
+  } catch (error) {
+    showVerdict(`the check did not run: ${error.message}`, 'wrong');
+  } finally {
+    $('exercise-check').disabled = false;
+    setBusy('exercise', null);
+  }
+}
+
+$('exercise-open').addEventListener('toggle', () => {
+  if ($('exercise-open').open) openExercise();
+});
+$('exercise-check').addEventListener('click', () => exercise.ready.then(check));
+$('exercise-reset').addEventListener('click', () => {
+  if (exercise.source === null) return;
+  $('exercise-code').value = markedPlace(exercise.source);
+  localStorage.removeItem(exercise.KEPT);
+});

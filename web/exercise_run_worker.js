@@ -1,0 +1,49 @@
+// The learner's exercise program, run in a Web Worker (a module) the page ends at its time limit:
+// the WebAssembly that web/exercise_worker.js linked, under @bjorn3/browser_wasi_shim (WASI in the
+// browser; make web copies it into wasi_shim/). As make exercise runs it: no arguments; the verdict
+// also written, with a token, to a descriptor of its own (WAI_VERDICT_FD, lessons/exercises/exercise.hpp),
+// the only place a verdict is taken from.
+// Message in: {wasm, token}. Messages out: "output" {text} (standard output and error as written,
+// up to 1 MiB, then a line saying the rest was cut), "verdict" {line} (a line on the verdict's
+// descriptor that starts with the token, without it), "exit" {code} or "trap" {message}
+// (WebAssembly stopped the program: an access outside its memory, abort(), a stack overflow).
+// Leaves out files and standard input: the checker reads none.
+import { WASI, File, OpenFile, ConsoleStdout, WASIProcExit } from './wasi_shim/index.js';
+
+const OUTPUT_LIMIT = 1 << 20;
+let written = 0;
+let cut = false;
+const decoder = new TextDecoder();
+
+function output(bytes) {
+  if (cut) return;
+  if (written + bytes.length > OUTPUT_LIMIT) {
+    postMessage({ type: 'output', text: decoder.decode(bytes.subarray(0, OUTPUT_LIMIT - written)) });
+    postMessage({ type: 'output', text: `\nrope_rotation: your code printed more than ${OUTPUT_LIMIT} bytes; the rest is cut\n` });
+    cut = true;
+    return;
+  }
+  written += bytes.length;
+  postMessage({ type: 'output', text: decoder.decode(bytes, { stream: true }) });
+}
+
+onmessage = async (event) => {
+  const { wasm, token } = event.data;
+  let verdictText = '';
+  const verdict = new ConsoleStdout((bytes) => {
+    verdictText += decoder.decode(bytes);
+    const lines = verdictText.split('\n');
+    verdictText = lines.pop();
+    for (const line of lines) if (line.startsWith(`${token} `)) postMessage({ type: 'verdict', line: line.slice(token.length + 1) });
+  });
+  const wasi = new WASI(['rope_rotation'], [`WAI_VERDICT_FD=3`, `WAI_VERDICT_TOKEN=${token}`],
+                        [new OpenFile(new File([])), new ConsoleStdout(output), new ConsoleStdout(output), verdict]);
+  try {
+    const { instance } = await WebAssembly.instantiate(wasm, { wasi_snapshot_preview1: wasi.wasiImport });
+    const code = wasi.start(instance);
+    postMessage({ type: 'exit', code });
+  } catch (error) {
+    if (error instanceof WASIProcExit) postMessage({ type: 'exit', code: error.code });
+    else postMessage({ type: 'trap', message: `${error && error.name ? `${error.name}: ` : ''}${error && error.message || error}` });
+  }
+};
