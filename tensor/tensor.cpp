@@ -85,17 +85,29 @@ size_t Tensor::checked_flat(int64_t i) const {
     return static_cast<size_t>(i);
 }
 
-size_t Tensor::checked_offset(std::initializer_list<int64_t> index) const {
+// The error of checked_offset: "(t, c)" and why, written only here, out of the way of every
+// checked access.
+[[noreturn]] static void offset_error(const Shape& shape, std::initializer_list<int64_t> index) {
     std::string text = "(";
     for (int64_t i : index) text += (text.size() > 1 ? ", " : "") + std::to_string(i);
     text += ")";
-    if (static_cast<int>(index.size()) != shape_.rank())
-        index_error(shape_, text, std::to_string(index.size()) + " indices for " + std::to_string(shape_.rank()) + " axes");
+    if (static_cast<int>(index.size()) != shape.rank())
+        index_error(shape, text, std::to_string(index.size()) + " indices for " + std::to_string(shape.rank()) + " axes");
+    int64_t axis = 0;
+    for (int64_t i : index) {
+        if (i < 0 || i >= shape[axis])
+            index_error(shape, text, "index " + std::to_string(i) + " on axis " + std::to_string(axis) + " runs from 0 to " +
+                                         std::to_string(shape[axis] - 1));
+        ++axis;
+    }
+    index_error(shape, text, "no index is out of range");  // not reached: checked_offset found one
+}
+
+size_t Tensor::checked_offset(std::initializer_list<int64_t> index) const {
+    if (static_cast<int>(index.size()) != shape_.rank()) offset_error(shape_, index);
     int64_t offset = 0, axis = 0;
     for (int64_t i : index) {
-        if (i < 0 || i >= shape_[axis])
-            index_error(shape_, text, "index " + std::to_string(i) + " on axis " + std::to_string(axis) + " runs from 0 to " +
-                                          std::to_string(shape_[axis] - 1));
+        if (i < 0 || i >= shape_[axis]) offset_error(shape_, index);
         offset = offset * shape_[axis] + i;
         ++axis;
     }
