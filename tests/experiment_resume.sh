@@ -108,8 +108,10 @@ fi
 interrupt() {
     local name=$1 signal=$2 whom=$3 results="$root/$1"
     set -m  # the experiment gets its own process group, as a command typed in a terminal does
-    make --no-print-directory SANITIZE="$sanitize" experiment RESULTS="$results" RUN_FLAGS="$flags" > "$root/$name.log" 2>&1 &
-    local pid=$!  # make's own process: a simple command in the background is not wrapped in a subshell
+    # With SIGINT's default action, as in a terminal: a test started in the background (make test-experiment &,
+    # nohup) inherits SIGINT and SIGQUIT ignored, which no shell can undo, and the experiment would run on.
+    env --default-signal=INT,QUIT,HUP make --no-print-directory SANITIZE="$sanitize" experiment RESULTS="$results" RUN_FLAGS="$flags" > "$root/$name.log" 2>&1 &
+    local pid=$!  # make's own process (env runs it in its place): a simple command in the background is not wrapped in a subshell
     set +m
     while [ "$(results_in "$results")" -lt 4 ] && kill -0 $pid 2>/dev/null; do sleep 0.05; done
     if [ "$whom" = group ]; then kill -s "$signal" -- -$pid; else kill -s "$signal" $pid; fi
