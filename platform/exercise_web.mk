@@ -11,9 +11,8 @@
 # cxa_personality.cpp) and libunwind (Unwind-wasm.c) sources, for WebAssembly's exception handling
 # (-fwasm-exceptions), as Emscripten builds them: the copy Debian's emscripten package ships
 # (EXERCISE_WEB_LLVM_SOURCES); plus the one symbol they expect the toolchain to define, the tag
-# __cpp_exception (exercise_tag.s).
-# Leaves out "Train with my rotation" (the whole engine would have to be built by this compiler at
-# make web time: about 60 more files at 20-40 s each here); make exercise-train does it in a terminal.
+# __cpp_exception (exercise_tag.s), and __cxa_thread_atexit (exercise_thread_atexit.c).
+# Leaves out the other exercises (the page has the course's one).
 EXERCISE_WEB            := $(WEB_BUILD)/exercise
 EXERCISE_WEB_WORK       := build/web-exercise
 EXERCISE_WEB_PACKAGES   := build/web-packages
@@ -28,17 +27,33 @@ EXERCISE_WEB_CC         := $(WEB_NODE) platform/wasi_cc.mjs $(EXERCISE_WEB_CLANG
 EXERCISE_WEB_FLAGS      := -std=c++20 -O2 -msimd128 -fno-math-errno -fwasm-exceptions -Wall -Wextra \
                            -D_WASI_EMULATED_SIGNAL -D_WASI_EMULATED_GETPID -DWAI_CHECKED_INDEXING -Werror=return-type \
                            -I. -isystem startup/web_include
-# -u __main_argc_argv: the checker's main(argc, argv), so named in WebAssembly, is in the archive, and
-# the C start-up refers to it only weakly, which takes no member out of an archive.
-EXERCISE_WEB_LIBS       := -Wl,-u,__main_argc_argv -lwasi-emulated-signal -lwasi-emulated-getpid
-# The library objects the checker links: what the native link of build/exercises/rope_rotation takes
-# from the archive, with the web start-up in place of the native one. A missing one fails the link
-# below, at make web time.
-EXERCISE_WEB_LIB_SOURCES := tensor/elementwise.cpp tensor/number_text.cpp tensor/random.cpp tensor/shape.cpp \
-                           tensor/tensor.cpp autograd/arithmetic.cpp autograd/value.cpp positional/rope.cpp \
-                           startup/startup_web.cpp startup/output_check.cpp lessons/exercises/check/rope_rotation.cpp
+EXERCISE_WEB_LIBS       := -lwasi-emulated-signal -lwasi-emulated-getpid
+# The library objects the checker and the training program link: what the native links of
+# build/exercises/rope_rotation and train_rope_rotation take from the archive, with the web build's
+# files in place of the native ones (start-up, OpenMP's calls, the portable matrix product). A missing
+# one fails the links below, at make web time.
+EXERCISE_WEB_LIB_SOURCES := $(addsuffix .cpp,tensor/elementwise tensor/fast_math tensor/gemm tensor/gemm_portable tensor/gemm_web \
+                           tensor/number_text tensor/random tensor/shape tensor/tensor \
+                           autograd/arithmetic autograd/cross_entropy autograd/embedding autograd/gelu autograd/layer_norm \
+                           autograd/linear autograd/matmul autograd/shape_ops autograd/softmax autograd/split_last autograd/value \
+                           nn/adamw nn/attention nn/module nn/transformer \
+                           positional/alibi positional/context_extension positional/learned positional/make_position \
+                           positional/mine positional/rope positional/sinusoid positional/spec positional/t5_bias positional/yarn \
+                           positional/yarn_paper \
+                           tasks/evaluate tasks/experiment tasks/result_line tasks/run_checks tasks/task \
+                           startup/startup_web startup/openmp_web startup/output_check)
 EXERCISE_WEB_OBJECTS    := $(EXERCISE_WEB_LIB_SOURCES:%.cpp=$(EXERCISE_WEB_WORK)/%.o)
-EXERCISE_WEB_RUNTIME    := $(addprefix $(EXERCISE_WEB_WORK)/runtime/,cxa_exception.o cxa_personality.o unwind.o tag.o)
+# As the other builds: objects depend on the flags they were built with (rewritten only on a change).
+EXERCISE_WEB_FLAGS_FILE := $(EXERCISE_WEB_WORK)/compile_flags.txt
+EXERCISE_WEB_FLAGS_TEXT := $(EXERCISE_WEB_FLAGS) | fast_math: $(FAST_MATH_OBJECTS) -ffast-math -Wno-pass-failed | link: $(EXERCISE_WEB_LIBS)
+ifneq ($(filter web web-page web-exercise web-serve test-web bench-web $(WEB_BUILD)/% $(EXERCISE_WEB_WORK)/%,$(MAKECMDGOALS)),)
+  ifneq ($(shell cat $(EXERCISE_WEB_FLAGS_FILE) 2>/dev/null),$(EXERCISE_WEB_FLAGS_TEXT))
+    $(shell mkdir -p $(EXERCISE_WEB_WORK) && printf '%s\n' '$(EXERCISE_WEB_FLAGS_TEXT)' > $(EXERCISE_WEB_FLAGS_FILE))
+  endif
+endif
+# The two programs' own files: the checker, and the training run with the learner's rotation.
+EXERCISE_WEB_MAINS      := $(EXERCISE_WEB)/checker.o $(EXERCISE_WEB)/trainer.o
+EXERCISE_WEB_RUNTIME    := $(addprefix $(EXERCISE_WEB_WORK)/runtime/,cxa_exception.o cxa_personality.o unwind.o tag.o thread_atexit.o)
 EXERCISE_WEB_ABI_FLAGS  := -fwasm-exceptions -O2 -DNDEBUG -D__USING_WASM_EXCEPTIONS__ -D_LIBCXXABI_BUILDING_LIBRARY \
                            -DLIBCXXABI_USE_LLVM_UNWINDER -I$(EXERCISE_WEB_WORK)/llvm/libcxxabi/include \
                            -I$(EXERCISE_WEB_WORK)/llvm/libcxxabi/src -I$(EXERCISE_WEB_WORK)/llvm/libunwind/include \
@@ -50,13 +65,13 @@ EXERCISE_WEB_UNWIND_FLAGS := -fwasm-exceptions -O2 -DNDEBUG -D__USING_WASM_EXCEP
 # The headers the learner's file includes, for the page's compiler: every header of the folders it
 # may reach (the learner's file includes its exercise's header, which includes the library's).
 EXERCISE_WEB_HEADERS    := $(wildcard tensor/*.hpp autograd/*.hpp lessons/*.hpp lessons/exercises/*.hpp startup/web_include/*.h)
-EXERCISE_WEB_FILES      := $(EXERCISE_WEB)/engine.a $(EXERCISE_WEB)/files.json $(EXERCISE_WEB)/rope_rotation.wasm \
+EXERCISE_WEB_FILES      := $(EXERCISE_WEB)/engine.a $(EXERCISE_WEB_MAINS) $(EXERCISE_WEB)/files.json \
+                           $(EXERCISE_WEB_WORK)/scaffold_check.wasm $(EXERCISE_WEB_WORK)/scaffold_train.wasm \
                            $(WEB_BUILD)/compiler/.copied $(WEB_BUILD)/wasi_shim/.copied \
                            $(WEB_BUILD)/source/lessons/exercises/rope_rotation.cpp
 
 web-exercise: $(EXERCISE_WEB_FILES)
 .PHONY: web-exercise
-.SECONDARY: $(EXERCISE_WEB_OBJECTS) $(EXERCISE_WEB_RUNTIME)
 
 # npm from Debian (or the machine's), installed on first use as the set-up installs the rest.
 $(EXERCISE_WEB_INSTALLED): web/packages/package.json web/packages/package-lock.json | check-web-deps
@@ -79,25 +94,36 @@ $(EXERCISE_WEB_WORK)/runtime/unwind.o: $(EXERCISE_WEB_WORK)/llvm/.copied $(EXERC
 	$(EXERCISE_WEB_CC) $@ clang $(EXERCISE_WEB_UNWIND_FLAGS) -c $(EXERCISE_WEB_WORK)/llvm/libunwind/src/Unwind-wasm.c -o $@
 $(EXERCISE_WEB_WORK)/runtime/tag.o: platform/exercise_tag.s $(EXERCISE_WEB_INSTALLED)
 	$(EXERCISE_WEB_CC) $@ clang -c $< -o $@
+$(EXERCISE_WEB_WORK)/runtime/thread_atexit.o: platform/exercise_thread_atexit.c $(EXERCISE_WEB_INSTALLED)
+	$(EXERCISE_WEB_CC) $@ clang -O2 -Wall -Wextra -c $< -o $@
 
-$(EXERCISE_WEB_WORK)/%.o: %.cpp $(EXERCISE_WEB_HEADERS) $(wildcard positional/*.hpp startup/*.hpp) $(EXERCISE_WEB_INSTALLED) platform/exercise_web.mk
+EXERCISE_WEB_ALL_HEADERS := $(EXERCISE_WEB_HEADERS) $(wildcard nn/*.hpp positional/*.hpp tasks/*.hpp startup/*.hpp lessons/exercises/train/*.hpp)
+$(EXERCISE_WEB_WORK)/%.o: %.cpp $(EXERCISE_WEB_ALL_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE)
+	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) $(EXERCISE_WEB_FAST_MATH) -c $< -o $@
+# As natively (FAST_MATH_OBJECTS), -ffast-math for the files of transcendental loops.
+$(addprefix $(EXERCISE_WEB_WORK)/,$(filter-out fast/%,$(FAST_MATH_OBJECTS))): EXERCISE_WEB_FAST_MATH := -ffast-math -Wno-pass-failed
+$(EXERCISE_WEB)/checker.o: lessons/exercises/check/rope_rotation.cpp $(EXERCISE_WEB_ALL_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE)
+	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) -c $< -o $@
+$(EXERCISE_WEB)/trainer.o: lessons/exercises/train/rope_rotation.cpp $(EXERCISE_WEB_ALL_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE)
 	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) -c $< -o $@
 
-# One archive: the link in the page takes what the learner's file and the checker need.
+# One archive: the link in the page takes what the learner's file and the program's own file need.
 $(EXERCISE_WEB)/engine.a: $(EXERCISE_WEB_OBJECTS) $(EXERCISE_WEB_RUNTIME)
 	@mkdir -p $(@D)
 	@rm -f $@
 	$(EXERCISE_WEB_CC) $@ ar rcs $@ $^
 
-# The checker with the course's scaffold (the learner's file as shipped) linked here, as the page
-# links it: a make web that passes has linked it once.
-$(EXERCISE_WEB_WORK)/scaffold.o: lessons/exercises/rope_rotation.cpp $(EXERCISE_WEB_HEADERS) $(EXERCISE_WEB_INSTALLED)
+# Both programs with the course's scaffold (the learner's file as shipped) linked here, as the page
+# links them: a make web that passes has linked each once.
+$(EXERCISE_WEB_WORK)/scaffold.o: lessons/exercises/rope_rotation.cpp $(EXERCISE_WEB_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE)
 	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) -c $< -o $@
-$(EXERCISE_WEB)/rope_rotation.wasm: $(EXERCISE_WEB_WORK)/scaffold.o $(EXERCISE_WEB)/engine.a
+$(EXERCISE_WEB_WORK)/scaffold_check.wasm: $(EXERCISE_WEB_WORK)/scaffold.o $(EXERCISE_WEB)/checker.o $(EXERCISE_WEB)/engine.a
+	$(EXERCISE_WEB_CC) $@ clang++ -fwasm-exceptions $^ $(EXERCISE_WEB_LIBS) -o $@
+$(EXERCISE_WEB_WORK)/scaffold_train.wasm: $(EXERCISE_WEB_WORK)/scaffold.o $(EXERCISE_WEB)/trainer.o $(EXERCISE_WEB)/engine.a
 	$(EXERCISE_WEB_CC) $@ clang++ -fwasm-exceptions $^ $(EXERCISE_WEB_LIBS) -o $@
 
 # What the page needs to compile and link: the flags, the learner's file as shipped, the headers.
-$(EXERCISE_WEB)/files.json: $(EXERCISE_WEB_HEADERS) lessons/exercises/rope_rotation.cpp platform/exercise_web.mk platform/exercise_files.mjs
+$(EXERCISE_WEB)/files.json: $(EXERCISE_WEB_HEADERS) lessons/exercises/rope_rotation.cpp $(EXERCISE_WEB_FLAGS_FILE) platform/exercise_files.mjs
 	@mkdir -p $(@D)
 	$(WEB_NODE) platform/exercise_files.mjs $@ lessons/exercises/rope_rotation.cpp \
 	  '$(EXERCISE_WEB_FLAGS)' '-fwasm-exceptions $(EXERCISE_WEB_LIBS)' $(EXERCISE_WEB_HEADERS)

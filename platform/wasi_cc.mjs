@@ -3,13 +3,15 @@
 // very compiler the page runs on the learner's file, so that their objects link.
 //   node platform/wasi_cc.mjs PACKAGE_DIR OUTPUT (clang++|clang|ar) ARGS...
 // The compiler sees a virtual tree: the source-like files (.hpp, .h, .cpp, .c, .s, .o, .a) of each
-// -I or -isystem folder (-I. is the checkout's source folders) and of each input file's folder. OUTPUT is the one file it writes, copied out whole:
+// -I or -isystem folder (-I. is the checkout's source folders) and of each input file's folder, but
+// never OUTPUT's copy from the last build (with it in the tree the compiler handed the old file back). OUTPUT is the one file it writes, copied out whole:
 // written beside its place and renamed into it, so a failed or stopped build leaves none.
 // Leaves out dependency files: platform/exercise_web.mk lists the headers itself.
 import { readdirSync, readFileSync, statSync, writeFileSync, renameSync, mkdirSync, existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, join, normalize, resolve } from 'node:path';
 
-const [packageDir, output, tool, ...args] = process.argv.slice(2);
+const [packageDir, outputGiven, tool, ...args] = process.argv.slice(2);
+const output = outputGiven && normalize(outputGiven);
 if (!packageDir || !output || !tool) {
     console.error('usage: node platform/wasi_cc.mjs PACKAGE_DIR OUTPUT (clang++|clang|ar) ARGS...');
     process.exit(2);
@@ -25,7 +27,7 @@ function add(tree, dir) {
     for (const name of readdirSync(dir)) {
         const path = join(dir, name);
         if (statSync(path).isDirectory()) add(tree, path);
-        else if (sourceLike.test(name)) node[name] = readFileSync(path);
+        else if (sourceLike.test(name) && path !== output) node[name] = readFileSync(path);  // never the last build's output
     }
 }
 const tree = {};
@@ -34,7 +36,7 @@ for (const arg of args) {
     const dir = arg.startsWith('-I') ? arg.slice(2) : arg.startsWith('-isystem') ? arg.slice(8) : null;
     if (dir === '.') for (const folder of sourceFolders) add(tree, folder);
     else if (dir !== null && !dir.startsWith('/') && existsSync(dir)) add(tree, dir);
-    else if (!arg.startsWith('-') && !arg.startsWith('/') && existsSync(arg) && statSync(arg).isFile()) {
+    else if (!arg.startsWith('-') && !arg.startsWith('/') && arg !== output && existsSync(arg) && statSync(arg).isFile()) {
         add(tree, dirname(arg));  // its own folder: the headers it includes by "name"
     }
 }

@@ -5,7 +5,8 @@
 #                   node build/web/train_position.js lag rope 0 --steps 100
 #                   and the page (web/) beside them: build/web/index.html and the files it loads
 #   make web-serve  serves build/web/ on http://127.0.0.1:WEB_PORT/ (platform/web_serve.mjs)
-#   make test-web   the page's server kept to its folder (tests/web/serve_test.mjs), those programs
+#   make test-web   the page's server kept to its folder (tests/web/serve_test.mjs), the exercise's
+#                   compiler driver writing what it compiled (tests/web/wasi_cc_test.mjs), those programs
 #                   under node held to the native ones (tests/web_agreement.sh), then
 #                   the page in headless Chromium (tests/web/page_test.mjs) and its exercise
 #                   (tests/web/exercise_test.mjs); not part of make test
@@ -194,10 +195,11 @@ WEB_TEST_MODULES  := tests/web/node_modules/.package-lock.json
 WEB_SCREENSHOTS   := build/web-screenshots
 # Last the exercise in the page (tests/web/exercise_test.mjs), held to the native checker's verdicts
 # (the self-test's programs for the same code).
-WEB_TEST_EXERCISE_FIXTURES := $(addprefix $(EXERCISE_BUILD)/fixtures/rope_rotation/,wrong_backwards wrong_row_off_by_one)
+WEB_TEST_EXERCISE_FIXTURES := $(addprefix $(EXERCISE_BUILD)/fixtures/rope_rotation/,wrong_backwards wrong_row_off_by_one train_right)
 test-web: all web check-web-test-deps $(WEB_TEST_MODULES) $(WEB_TEST_LESSONS:%=$(BUILD)/lessons/%) $(WEB_TEST_EXERCISE_FIXTURES)
 	@status=0; \
 	$(WEB_NODE) tests/web/serve_test.mjs || status=1; \
+	$(WEB_NODE) tests/web/wasi_cc_test.mjs $(EXERCISE_WEB_CLANG) || status=1; \
 	WEB_NODE=$(WEB_NODE) bash tests/web_agreement.sh $(BUILD) $(WEB_BUILD) $(WEB_TEST_STEPS) "$(WEB_TEST_CASES)" "$(WEB_TEST_LESSONS)" || status=1; \
 	$(WEB_NODE) tests/web/page_test.mjs $(WEB_BUILD) $(BUILD)/train_position $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
 	$(WEB_NODE) tests/web/exercise_test.mjs $(WEB_BUILD) $(EXERCISE_BUILD)/fixtures/rope_rotation $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \

@@ -2,15 +2,17 @@
 // in a text area; Check compiles it with the checker (web/exercise_worker.js, kept between checks)
 // and runs the program (web/exercise_run_worker.js, a fresh worker each time, ended at the time
 // limit); the verdict as make exercise EXERCISE=rope_rotation says it, with the checker's report.
-// Opening the section fetches the compiler; nothing is fetched for it before.
-// Leaves out "Train with my rotation" (make exercise-train in a terminal), and uses page.js's $,
-// setBusy and fail.
+// "Train with my rotation" links the same code with the training program instead and runs it as
+// make exercise-train does (no time limit: Stop ends it). Opening the section fetches the compiler;
+// nothing is fetched for it before.
+// Leaves out the other exercises; uses page.js's $ and setBusy.
 'use strict';
 
 const exercise = {
   compiler: null,       // the compile worker, once the section is opened
   ready: null,          // resolves when the compiler has loaded
   running: null,        // the program's worker while it runs
+  stop: null,           // ends the training run
   source: null,         // the learner's file as shipped (exercise/files.json)
   SECONDS: 20,          // the page's time limit on the program (make exercise's: 60 s)
   KEPT: 'whereami-exercise-code',
@@ -62,7 +64,7 @@ function openExercise() {
   });
   exercise.ready = Promise.all([loaded, files]).then(([ready]) => {
     progress.textContent = `the compiler is ready (${(ready.bytes / 1e6).toFixed(1)} MB, in ${ready.seconds.toFixed(1)} s)`;
-    $('exercise-check').disabled = false;
+    $('exercise-check').disabled = $('exercise-train').disabled = false;
     setBusy('exercise', null);
   }).catch((error) => {
     progress.textContent = `the compiler did not load: ${error.message}`;
@@ -77,64 +79,78 @@ function token() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
-// Runs the linked program; resolves with what it printed and how it ended.
-function runProgram(wasm) {
+// Runs the linked program with `args`, its output shown in `shown` as it comes; resolves with what it
+// printed and how it ended: at the time limit (`seconds`, or none) or by exercise.stop.
+function runProgram(wasm, args, shown, seconds) {
   return new Promise((resolve) => {
     const worker = new Worker('exercise_run_worker.js', { type: 'module' });
     exercise.running = worker;
     let output = '';
     let verdict = null;
+    let timer = null;
     const finish = (ending) => {
       clearTimeout(timer);
       worker.terminate();
       exercise.running = null;
+      exercise.stop = null;
       resolve({ output, verdict, ...ending });
     };
-    const timer = setTimeout(() => finish({ timedOut: true }), exercise.SECONDS * 1000);
+    if (seconds) timer = setTimeout(() => finish({ timedOut: true }), seconds * 1000);
+    exercise.stop = () => finish({ stopped: true });
     worker.onmessage = (event) => {
       const message = event.data;
       if (message.type === 'output') {
         output += message.text;
-        $('exercise-report').textContent = output;
+        shown.textContent = output;
       } else if (message.type === 'verdict') verdict = message.line;
       else if (message.type === 'exit') finish({ code: message.code });
       else if (message.type === 'trap') finish({ trap: message.message });
     };
     worker.onerror = (error) => finish({ trap: error.message || 'the program\'s worker failed' });
-    worker.postMessage({ wasm, token: token() });
+    worker.postMessage({ wasm, token: token(), args });
   });
 }
 
+// The compile worker's build of the editor's code with `program` ("checker" or "trainer").
+async function buildProgram(program) {
+  const code = $('exercise-code').value;
+  localStorage.setItem(exercise.KEPT, code);
+  exercise.compiler.postMessage({ type: 'build', code, program });
+  return ask(exercise.compiler, 'compiled');
+}
+
+const COMPILE_ERROR = 'your code does not compile (the compiler\'s messages below; "your code:LINE" is the line in the box above)';
+
 // The verdict line for how the program ended, as lessons/exercises/checker_status.sh words it natively.
-function endingVerdict(run) {
-  if (run.verdict !== null && !run.timedOut && run.trap === undefined) return run.verdict;
-  if (run.timedOut) return `rope_rotation: your code ran for more than ${exercise.SECONDS} s, so it was stopped (a loop that never ends, perhaps)`;
+function endingVerdict(run, name = 'rope_rotation') {
+  if (run.verdict !== null && !run.timedOut && run.trap === undefined && !run.stopped) return run.verdict;
+  if (run.stopped) return `${name}: stopped`;
+  if (run.timedOut) return `${name}: your code ran for more than ${exercise.SECONDS} s, so it was stopped (a loop that never ends, perhaps)`;
   if (run.trap !== undefined)
-    return `rope_rotation: your code stopped the program: WebAssembly stopped it (${run.trap}), as a signal ends it natively; ` +
+    return `${name}: your code stopped the program: WebAssembly stopped it (${run.trap}), as a signal ends it natively; ` +
            'it does not say which line of your code did it, nor why; undefined behaviour anywhere in it can end this way';
-  return `rope_rotation: your code ended the program before the checker could judge it (exit status ${run.code} and no verdict: an _exit() in your code?)`;
+  // The training's own refusals (bad arguments, exit 2) and its out-of-time line (3) end its output.
+  if (run.code === 2 || run.code === 3) return run.output.trimEnd().split('\n').pop();
+  return `${name}: your code ended the program before the checker could judge it (exit status ${run.code} and no verdict: an _exit() in your code?)`;
 }
 
 async function check() {
-  const code = $('exercise-code').value;
-  localStorage.setItem(exercise.KEPT, code);
   $('exercise-check').disabled = true;
   $('exercise-report').textContent = '';
   showVerdict('compiling your code…');
   setBusy('exercise', ': compiling');
   const t0 = performance.now();
   try {
-    exercise.compiler.postMessage({ type: 'check', code });
-    const compiled = await ask(exercise.compiler, 'compiled');
+    const compiled = await buildProgram('checker');
     if (!compiled.ok) {
-      showVerdict('rope_rotation: your code does not compile (the compiler\'s messages below; "your code:LINE" is the line in the box above)', 'wrong');
+      showVerdict(`rope_rotation: ${COMPILE_ERROR}`, 'wrong');
       $('exercise-report').textContent = compiled.messages;
       $('exercise-progress').textContent = `compiled in ${compiled.seconds.toFixed(1)} s`;
       return;
     }
     showVerdict(`compiled in ${compiled.seconds.toFixed(1)} s; running the checker…`);
     setBusy('exercise', ': checking');
-    const run = await runProgram(compiled.wasm);
+    const run = await runProgram(compiled.wasm, [], $('exercise-report'), exercise.SECONDS);
     const line = endingVerdict(run);
     const solved = line === 'rope_rotation: solved';
     showVerdict(line, solved ? 'solved' : line.startsWith('rope_rotation: not solved yet') ? '' : 'wrong');
@@ -148,6 +164,36 @@ async function check() {
     showVerdict(`the check did not run: ${error.message}`, 'wrong');
   } finally {
     $('exercise-check').disabled = false;
+    $('exercise-train').disabled = false;
+    setBusy('exercise', null);
+  }
+}
+
+async function train() {
+  const verdict = $('exercise-train-verdict');
+  const shown = $('exercise-train-output');
+  const args = [$('exercise-task').value, $('exercise-seed').value.trim(), $('exercise-steps').value.trim()];
+  $('exercise-train').disabled = $('exercise-check').disabled = true;
+  shown.textContent = '';
+  verdict.textContent = 'compiling your code…';
+  setBusy('exercise', ': compiling');
+  try {
+    const compiled = await buildProgram('trainer');
+    if (!compiled.ok) {
+      verdict.textContent = `exercise-train rope_rotation: ${COMPILE_ERROR}`;
+      shown.textContent = compiled.messages;
+      return;
+    }
+    verdict.textContent = `training: ${args.join(' ')} (the library's run, then yours)…`;
+    setBusy('exercise', ': training');
+    $('exercise-train-stop').disabled = false;
+    const run = await runProgram(compiled.wasm, args, shown, null);
+    verdict.textContent = endingVerdict(run, 'exercise-train rope_rotation');
+  } catch (error) {
+    verdict.textContent = `the training did not run: ${error.message}`;
+  } finally {
+    $('exercise-train').disabled = $('exercise-check').disabled = false;
+    $('exercise-train-stop').disabled = true;
     setBusy('exercise', null);
   }
 }
@@ -156,6 +202,11 @@ $('exercise-open').addEventListener('toggle', () => {
   if ($('exercise-open').open) openExercise();
 });
 $('exercise-check').addEventListener('click', () => exercise.ready.then(check));
+$('exercise-train-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  exercise.ready.then(train);
+});
+$('exercise-train-stop').addEventListener('click', () => exercise.stop && exercise.stop());
 $('exercise-reset').addEventListener('click', () => {
   if (exercise.source === null) return;
   $('exercise-code').value = markedPlace(exercise.source);

@@ -1,9 +1,10 @@
 // The learner's exercise program, run in a Web Worker (a module) the page ends at its time limit:
 // the WebAssembly that web/exercise_worker.js linked, under @bjorn3/browser_wasi_shim (WASI in the
-// browser; make web copies it into wasi_shim/). As make exercise runs it: no arguments; the verdict
-// also written, with a token, to a descriptor of its own (WAI_VERDICT_FD, lessons/exercises/exercise.hpp),
-// the only place a verdict is taken from.
-// Message in: {wasm, token}. Messages out: "output" {text} (standard output and error as written,
+// browser; make web copies it into wasi_shim/). As make exercise and make exercise-train run them: the
+// verdict also written, with a token, to a descriptor of its own (WAI_VERDICT_FD,
+// lessons/exercises/exercise.hpp), the only place a verdict is taken from.
+// Message in: {wasm, token, args}: args after the program's name (the training's TASK SEED STEPS).
+// Messages out: "output" {text} (standard output and error as written,
 // up to 1 MiB, then a line saying the rest was cut), "verdict" {line} (a line on the verdict's
 // descriptor that starts with the token, without it), "exit" {code} or "trap" {message}
 // (WebAssembly stopped the program: an access outside its memory, abort(), a stack overflow).
@@ -28,7 +29,7 @@ function output(bytes) {
 }
 
 onmessage = async (event) => {
-  const { wasm, token } = event.data;
+  const { wasm, token, args = [] } = event.data;
   let verdictText = '';
   const verdict = new ConsoleStdout((bytes) => {
     verdictText += decoder.decode(bytes);
@@ -36,7 +37,8 @@ onmessage = async (event) => {
     verdictText = lines.pop();
     for (const line of lines) if (line.startsWith(`${token} `)) postMessage({ type: 'verdict', line: line.slice(token.length + 1) });
   });
-  const wasi = new WASI(['rope_rotation'], [`WAI_VERDICT_FD=3`, `WAI_VERDICT_TOKEN=${token}`],
+  const wasi = new WASI([args.length ? 'train_rope_rotation' : 'rope_rotation', ...args],
+                        [`WAI_VERDICT_FD=3`, `WAI_VERDICT_TOKEN=${token}`],
                         [new OpenFile(new File([])), new ConsoleStdout(output), new ConsoleStdout(output), verdict]);
   try {
     const { instance } = await WebAssembly.instantiate(wasm, { wasi_snapshot_preview1: wasi.wasiImport });

@@ -1,16 +1,20 @@
 // The exercise's compiler, in a Web Worker (a module): Clang and LLD built for WebAssembly
 // (@yowasp/clang, copied by make web into compiler/), fetched on the first message, then kept.
-// Messages in: {type: "prepare"}, then {type: "check", code} for each Check: `code` is what the
-// learner wrote in the marked place of lessons/exercises/rope_rotation.cpp.
+// Messages in: {type: "prepare"}, then {type: "build", code, program} for each Check or Train: `code`
+// is what the learner wrote in the marked place of lessons/exercises/rope_rotation.cpp, `program`
+// "checker" (lessons/exercises/check/rope_rotation.cpp) or "trainer" (train/rope_rotation.cpp).
 // Messages out: "progress" {done, total} bytes of the compiler fetched; "ready" {bytes, seconds};
 // "compiled" {ok, messages, wasm, seconds}: the compiler's messages as it gives them, with the
 // learner's lines numbered as in the editor ("your code:LINE:COLUMN"), and on success the program
-// (the learner's file linked with the checker and the library objects of exercise/engine.a, built
-// by make web with the same compiler and flags: exercise/files.json).
+// (the learner's file linked with the program's own object and the library objects of
+// exercise/engine.a, built by make web with the same compiler and flags: exercise/files.json). The
+// learner's object is kept for the next message with the same code.
 // Leaves out running the program: web/exercise_run_worker.js does, in a worker the page can end.
 let compiler = null;
 let files = null;
 let engine = null;
+const programs = {};  // "checker", "trainer": their objects
+let compiledCode = null, compiledObject = null, compiledMessages = '';
 
 const START = '// ==== YOUR CODE: from here to the end marker';
 const END = '// ==== END OF YOUR CODE';
@@ -44,14 +48,15 @@ function tree(flat) {
 
 async function prepare() {
   const t0 = performance.now();
-  const [module, filesAnswer, engineAnswer] = await Promise.all([
-    import('./compiler/bundle.js'),
-    fetch('exercise/files.json'),
-    fetch('exercise/engine.a'),
-  ]);
-  if (!filesAnswer.ok || !engineAnswer.ok) throw new Error('exercise/files.json or exercise/engine.a did not load (run make web again)');
-  files = await filesAnswer.json();
-  engine = new Uint8Array(await engineAnswer.arrayBuffer());
+  const names = ['files.json', 'engine.a', 'checker.o', 'trainer.o'];
+  const [module, ...answers] = await Promise.all([import('./compiler/bundle.js'), ...names.map((name) => fetch(`exercise/${name}`))]);
+  answers.forEach((answer, i) => {
+    if (!answer.ok) throw new Error(`exercise/${names[i]} did not load (run make web again)`);
+  });
+  files = await answers[0].json();
+  engine = new Uint8Array(await answers[1].arrayBuffer());
+  programs.checker = new Uint8Array(await answers[2].arrayBuffer());
+  programs.trainer = new Uint8Array(await answers[3].arrayBuffer());
   let total = 0;
   // The compiler's own files (about 105 MB): fetched once, then from the browser's cache.
   await module.runLLVM(null, {}, {
@@ -64,33 +69,40 @@ async function prepare() {
   postMessage({ type: 'ready', bytes: total, seconds: (performance.now() - t0) / 1000 });
 }
 
-async function check(code) {
+async function build(code, program) {
   const t0 = performance.now();
   let messages = '';
   const decoder = new TextDecoder();
   const say = { stdout: (b) => b && (messages += decoder.decode(b)), stderr: (b) => b && (messages += decoder.decode(b)) };
-  const sources = tree({ ...files.headers, [files.file]: learnerFile(code) });
+  const failed = (error) => postMessage({ type: 'compiled', ok: false, messages: messages || String(error), seconds: (performance.now() - t0) / 1000 });
+  if (code !== compiledCode) {
+    compiledCode = null;
+    const sources = tree({ ...files.headers, [files.file]: learnerFile(code) });
+    try {
+      const made = await compiler.runClang(['clang++', ...files.compile, '-c', files.file, '-o', 'learner.o'], sources, say);
+      compiledObject = made['learner.o'];
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    compiledCode = code;
+    compiledMessages = messages;
+  }
+  messages = '';
   let made;
   try {
-    made = await compiler.runClang(['clang++', ...files.compile, '-c', files.file, '-o', 'learner.o'], sources, say);
+    made = await compiler.runClang(['clang++', 'learner.o', 'program.o', 'engine.a', ...files.link, '-o', 'exercise.wasm'],
+                                   { 'learner.o': compiledObject, 'program.o': programs[program], 'engine.a': engine }, say);
   } catch (error) {
-    postMessage({ type: 'compiled', ok: false, messages: messages || String(error), seconds: (performance.now() - t0) / 1000 });
-    return;
-  }
-  const compiled = messages;
-  try {
-    made = await compiler.runClang(['clang++', 'learner.o', 'engine.a', ...files.link, '-o', 'exercise.wasm'],
-                                   { 'learner.o': made['learner.o'], 'engine.a': engine }, say);
-  } catch (error) {
-    postMessage({ type: 'compiled', ok: false, messages: messages || String(error), seconds: (performance.now() - t0) / 1000 });
+    failed(error);
     return;
   }
   const wasm = made['exercise.wasm'];
-  postMessage({ type: 'compiled', ok: true, messages: compiled, wasm, seconds: (performance.now() - t0) / 1000 }, [wasm.buffer]);
+  postMessage({ type: 'compiled', ok: true, messages: compiledMessages, wasm, seconds: (performance.now() - t0) / 1000 }, [wasm.buffer]);
 }
 
 onmessage = (event) => {
   const message = event.data;
-  const work = message.type === 'prepare' ? prepare() : check(message.code);
+  const work = message.type === 'prepare' ? prepare() : build(message.code, message.program);
   work.catch((error) => postMessage({ type: 'failed', message: String(error && error.message || error) }));
 };

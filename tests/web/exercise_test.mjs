@@ -7,8 +7,9 @@
 // rotation) is solved and lesson 06 joins the lessons' list; a turn by the negative angle and a row
 // off by one get exactly the verdict line the native program gives for the same code; a file that
 // does not compile shows the compiler's error at the line of the editor; an endless loop is stopped
-// at the page's time limit; the time from Check to the verdict, first and later, is printed.
-// Leaves out training with the learner's rotation (not in the page).
+// at the page's time limit; Train with my rotation (30 steps) gives the same line twice, the native
+// program's within 0.01; the time from Check to the verdict, first and later, is printed.
+// Leaves out a 2000-step training (minutes; a learner's).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -95,6 +96,34 @@ try {
     'the right answer (lesson 06\'s rotation) is solved, with its four scores', right.verdict);
   check((await page.locator('#lesson-select option[value^="06_"]').count()) === 1, 'and lesson 06 joins the lessons\' list');
   await page.locator('#exercise').screenshot({ path: `${shots}/8-exercise-solved.png` });
+
+  // Train with my rotation at 30 steps: the two lines of make exercise-train, held to the native
+  // program's (train_right: the same right answer) each accuracy within 0.01 (tests/web_agreement.sh).
+  {
+    await page.fill('#exercise-steps', '30');
+    const t0 = Date.now();
+    await page.click('#exercise-train');
+    await until(() => !document.getElementById('exercise-train').disabled &&
+                      !/^(compiling|training)/.test(document.getElementById('exercise-train-verdict').textContent), null, 600);
+    const trained = await text('#exercise-train-output');
+    const verdict = await text('#exercise-train-verdict');
+    console.log(`  Train with my rotation, 30 steps: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    let native;
+    try {
+      native = execFileSync(join(fixtures, 'train_right'), ['lag', '0', '30'], { encoding: 'utf8' });
+    } catch (error) {
+      native = error.stdout || '';
+    }
+    const line = (output, who) => (output.split('\n').find((l) => l.trimStart().startsWith(`${who}:`)) || '').replace(/^ *[a-z]+: */, '');
+    const accuracies = (l) => (l.match(/[0-9]\.[0-9]{3}/g) || []).map(Number);
+    const words = (l) => l.replace(/[0-9]\.[0-9]{3}/g, '#');
+    const ours = line(trained, 'library'), theirs = line(native, 'library');
+    const worst = Math.max(...accuracies(ours).map((a, i) => Math.abs(a - accuracies(theirs)[i])));
+    check(verdict.startsWith('exercise-train rope_rotation: the same line') && line(trained, 'yours') === ours &&
+          ours !== '' && words(ours) === words(theirs) && worst <= 0.01,
+      'Train with my rotation gives the library\'s line and the same line for the right answer, as natively (within 0.01)',
+      `${verdict} | page: ${ours} | native: ${theirs}`);
+  }
 
   for (const [name, what] of [['wrong_backwards', 'a turn by the negative angle'], ['wrong_row_off_by_one', 'a row off by one']]) {
     const native = nativeVerdict(name);
