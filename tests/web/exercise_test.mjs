@@ -13,7 +13,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { checks, launchBrowser } from './browser.mjs';
 import { serve } from '../../platform/web_serve.mjs';
 
 const [web, fixtures, shots, browserPath = '/usr/bin/chromium'] = process.argv.slice(2);
@@ -22,11 +22,7 @@ if (!web || !fixtures || !shots) {
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
-let failures = 0;
-const check = (holds, claim, detail = '') => {
-  console.log(holds ? `  [ok] ${claim}` : `  [FAILED] ${claim}${detail ? `: ${detail}` : ''}`);
-  if (!holds) ++failures;
-};
+const { check, failures } = checks();
 // The native verdict: the last line the fixture's program prints (it exits 1 for a wrong answer).
 const nativeVerdict = (name) => {
   let out;
@@ -40,10 +36,7 @@ const nativeVerdict = (name) => {
 const fixture = (name) => readFileSync(`tests/exercises/rope_rotation/${name}.cpp`, 'utf8');
 
 const { server, url, served } = await serve(web);
-const browser = await chromium.launch({
-  executablePath: browserPath,
-  args: [...(process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : []), '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-});
+const browser = await launchBrowser(browserPath);
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   const errors = [];
@@ -152,5 +145,5 @@ try {
   await browser.close();
   server.close();
 }
-console.log(`test-web: exercise ${failures ? `${failures} check(s) FAILED` : 'ok'}`);
-process.exit(failures ? 1 : 0);
+console.log(`test-web: exercise ${failures() ? `${failures()} check(s) FAILED` : 'ok'}`);
+process.exit(failures() ? 1 : 0);

@@ -6,7 +6,7 @@
 // Writes OUT_FOLDER/table.txt (the page's lines), summary.md and experiment.png (the section).
 // Leaves out the short checks make test-web makes (tests/web/page_test.mjs).
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { launchBrowser } from './browser.mjs';
 import { serve } from '../../platform/web_serve.mjs';
 
 const [web, out, steps = '2000', seeds = '0,1', nativeTable = '', browserPath = '/usr/bin/chromium'] = process.argv.slice(2);
@@ -16,10 +16,7 @@ if (!web || !out) {
 }
 mkdirSync(out, { recursive: true });
 const { server, url } = await serve(web);
-const browser = await chromium.launch({
-  executablePath: browserPath,
-  args: [...(process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : []), '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-});
+const browser = await launchBrowser(browserPath);
 let status = 0;
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });

@@ -28,7 +28,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium } from 'playwright-core';
+import { checks, launchBrowser } from './browser.mjs';
 import { serve } from '../../platform/web_serve.mjs';
 
 const [web, nativeTrain, shots, browserPath = '/usr/bin/chromium'] = process.argv.slice(2);
@@ -37,21 +37,12 @@ if (!web || !nativeTrain || !shots) {
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
-let failures = 0;
-const check = (holds, claim, detail = '') => {
-  console.log(holds ? `  [ok] ${claim}` : `  [FAILED] ${claim}${detail ? `: ${detail}` : ''}`);
-  if (!holds) ++failures;
-};
+const { check, failures } = checks();
 const accuracies = (line) => (line.match(/[0-9]\.[0-9]{3}/g) || []).map(Number);
 const words = (line) => line.replace(/[0-9]\.[0-9]{3}/g, '#');
 
 const { server, url, served } = await serve(web);
-// As root (CI, containers) Chromium runs only without its sandbox. Every host but this one fails to
-// resolve, so anything the page (or a worker of it) asked of the network would be a load error.
-const browser = await chromium.launch({
-  executablePath: browserPath,
-  args: [...(process.getuid && process.getuid() === 0 ? ['--no-sandbox'] : []), '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
-});
+const browser = await launchBrowser(browserPath);
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   const errors = [];
@@ -272,5 +263,5 @@ try {
   await browser.close();
   server.close();
 }
-console.log(`test-web: page ${failures ? `${failures} check(s) FAILED` : 'ok'} (screenshots in ${shots}/)`);
-process.exit(failures ? 1 : 0);
+console.log(`test-web: page ${failures() ? `${failures()} check(s) FAILED` : 'ok'} (screenshots in ${shots}/)`);
+process.exit(failures() ? 1 : 0);
