@@ -11,7 +11,9 @@
 # cxa_personality.cpp) and libunwind (Unwind-wasm.c) sources, for WebAssembly's exception handling
 # (-fwasm-exceptions), as Emscripten builds them: the copy Debian's emscripten package ships
 # (EXERCISE_WEB_LLVM_SOURCES); plus the one symbol they expect the toolchain to define, the tag
-# __cpp_exception (exercise_tag.s), and __cxa_thread_atexit (exercise_thread_atexit.c).
+# __cpp_exception (exercise_tag.s: newer libunwind sources define it in Unwind-wasm.c themselves, and
+# as unwind.o comes first in the archive, the linker then never takes this one), and
+# __cxa_thread_atexit (exercise_thread_atexit.c).
 # Leaves out the other exercises (the page has the course's one).
 EXERCISE_WEB            := $(WEB_BUILD)/exercise
 EXERCISE_WEB_WORK       := build/web-exercise
