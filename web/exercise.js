@@ -126,9 +126,18 @@ function endingVerdict(run, name = 'rope_rotation') {
   if (run.verdict !== null && !run.timedOut && run.trap === undefined && !run.stopped) return run.verdict;
   if (run.stopped) return `${name}: stopped`;
   if (run.timedOut) return `${name}: your code ran for more than ${exercise.SECONDS} s, so it was stopped (a loop that never ends, perhaps)`;
-  if (run.trap !== undefined)
-    return `${name}: your code stopped the program: WebAssembly stopped it (${run.trap}), as a signal ends it natively; ` +
-           'it does not say which line of your code did it, nor why; undefined behaviour anywhere in it can end this way';
+  if (run.trap !== undefined) {
+    // As checker_status.sh says a signal natively: what WebAssembly's own words mean, and that they
+    // do not name the line.
+    const unknown = 'it does not say which line of your code did it, nor why; undefined behaviour anywhere in it can end this way';
+    if (/unreachable/.test(run.trap))
+      return `${name}: your code stopped the program with abort() or std::terminate (WebAssembly: ${run.trap}); ${unknown}`;
+    if (/call stack/i.test(run.trap))
+      return `${name}: your code stopped the program: it needed more stack than it has (a recursion that never ends, perhaps; WebAssembly: ${run.trap})`;
+    if (/memory access out of bounds/.test(run.trap))
+      return `${name}: your code stopped the program with a bad memory access, outside the program's memory (WebAssembly: ${run.trap}); ${unknown}`;
+    return `${name}: your code stopped the program (WebAssembly: ${run.trap}); ${unknown}`;
+  }
   // The training's own refusals (bad arguments, exit 2) and its out-of-time line (3) end its output.
   if (run.code === 2 || run.code === 3) return run.output.trimEnd().split('\n').pop();
   return `${name}: your code ended the program before the checker could judge it (exit status ${run.code} and no verdict: an _exit() in your code?)`;

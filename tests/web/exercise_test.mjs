@@ -7,8 +7,9 @@
 // rotation) is solved and lesson 06 joins the lessons' list; a turn by the negative angle and a row
 // off by one get exactly the verdict line the native program gives for the same code; a file that
 // does not compile shows the compiler's error at the line of the editor; an endless loop is stopped
-// at the page's time limit; Train with my rotation (30 steps) gives the same line twice, the native
-// program's within 0.01; the time from Check to the verdict, first and later, is printed.
+// at the page's time limit; abort() and a recursion without end are said; Train with my rotation
+// (30 steps) gives the same line twice, the native program's within 0.01; the time from Check to the
+// verdict, first and later, is printed.
 // Leaves out a 2000-step training (minutes; a learner's).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -137,6 +138,18 @@ try {
   const runWorkers = () => page.workers().filter((worker) => worker.url().includes('exercise_run_worker')).length;
   for (let waited = 0; waited < 20 && runWorkers() > 0; ++waited) await page.waitForTimeout(500);
   check(runWorkers() === 0, 'and its worker is ended', `${runWorkers()} left`);
+
+  // Code that stops the program: abort() and a recursion without end, each said, and the page goes on.
+  const aborted = await checkCode(fixture('right').replace('Tensor apply_rope(const Tensor& x, const Tensor& angles) {',
+    'Tensor apply_rope(const Tensor& x, const Tensor& angles) {\n    if (x.size(0) > 0) std::abort();'));
+  check(/^rope_rotation: your code stopped the program with abort\(\)/.test(aborted.verdict), 'abort() in your code is said', aborted.verdict);
+  const deep = await checkCode(fixture('right').replace('RopeScores exercise_scores(const Tensor& vector) {',
+    'RopeScores exercise_scores(const Tensor& vector) {\n    if (vector.numel() > 0) { volatile char pad[4096] = {}; RopeScores deeper = exercise_scores(vector); deeper.query3_key3 += pad[7]; return deeper; }'));
+  check(/^rope_rotation: your code stopped the program: it needed more stack than it has/.test(deep.verdict) ||
+        /^rope_rotation: your code stopped the program with a bad memory access/.test(deep.verdict),
+    'a recursion without end is said', deep.verdict);
+  const after = await checkCode(fixture('right'));
+  check(after.verdict === 'rope_rotation: solved', 'and the next Check works', after.verdict);
 
   check(errors.length === 0, 'no error in the page or its console', errors.join('; '));
 } catch (error) {
