@@ -100,13 +100,14 @@ $(EXERCISE_WEB_WORK)/runtime/thread_atexit.o: platform/exercise_thread_atexit.c 
 	$(EXERCISE_WEB_CC) $@ clang -O2 -Wall -Wextra -c $< -o $@
 
 EXERCISE_WEB_ALL_HEADERS := $(EXERCISE_WEB_HEADERS) $(wildcard nn/*.hpp positional/*.hpp tasks/*.hpp startup/*.hpp lessons/exercises/train/*.hpp)
-$(EXERCISE_WEB_WORK)/%.o: %.cpp $(EXERCISE_WEB_ALL_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE)
+# Each waits, as every object of the web build does, for its set-up (include/.linked, after check-web-deps).
+$(EXERCISE_WEB_WORK)/%.o: %.cpp $(EXERCISE_WEB_ALL_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked
 	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) $(EXERCISE_WEB_FAST_MATH) -c $< -o $@
 # As natively (FAST_MATH_OBJECTS), -ffast-math for the files of transcendental loops.
 $(addprefix $(EXERCISE_WEB_WORK)/,$(filter-out fast/%,$(FAST_MATH_OBJECTS))): EXERCISE_WEB_FAST_MATH := -ffast-math -Wno-pass-failed
-$(EXERCISE_WEB)/checker.o: lessons/exercises/check/rope_rotation.cpp $(EXERCISE_WEB_ALL_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE)
+$(EXERCISE_WEB)/checker.o: lessons/exercises/check/rope_rotation.cpp $(EXERCISE_WEB_ALL_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked
 	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) -c $< -o $@
-$(EXERCISE_WEB)/trainer.o: lessons/exercises/train/rope_rotation.cpp $(EXERCISE_WEB_ALL_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE)
+$(EXERCISE_WEB)/trainer.o: lessons/exercises/train/rope_rotation.cpp $(EXERCISE_WEB_ALL_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked
 	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) -c $< -o $@
 
 # One archive: the link in the page takes what the learner's file and the program's own file need.
@@ -117,7 +118,7 @@ $(EXERCISE_WEB)/engine.a: $(EXERCISE_WEB_OBJECTS) $(EXERCISE_WEB_RUNTIME)
 
 # Both programs with the course's scaffold (the learner's file as shipped) linked here, as the page
 # links them: a make web that passes has linked each once.
-$(EXERCISE_WEB_WORK)/scaffold.o: lessons/exercises/rope_rotation.cpp $(EXERCISE_WEB_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE)
+$(EXERCISE_WEB_WORK)/scaffold.o: lessons/exercises/rope_rotation.cpp $(EXERCISE_WEB_HEADERS) $(EXERCISE_WEB_INSTALLED) $(EXERCISE_WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked
 	$(EXERCISE_WEB_CC) $@ clang++ $(EXERCISE_WEB_FLAGS) -c $< -o $@
 $(EXERCISE_WEB_WORK)/scaffold_check.wasm: $(EXERCISE_WEB_WORK)/scaffold.o $(EXERCISE_WEB)/checker.o $(EXERCISE_WEB)/engine.a
 	$(EXERCISE_WEB_CC) $@ clang++ -fwasm-exceptions $^ $(EXERCISE_WEB_LIBS) -o $@
