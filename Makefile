@@ -122,6 +122,7 @@ help:
 	@echo "make web        train_position and the lessons as WebAssembly for node, and the page, into build/web/ (Emscripten)"
 	@echo "make web-serve  the page on http://127.0.0.1:8000/ (WEB_PORT=N for another port)"
 	@echo "make test-web   those under node held to the native programs, then the page in headless Chromium (not part of make test)"
+	@echo "make test-web-long  the node programs held to the native ones at 2000 steps, the experiment's 14 configurations"
 	@echo "make bench-web  a training step in headless Chromium against the native one-thread step"
 	@echo "make clean      remove build/"
 

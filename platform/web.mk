@@ -71,7 +71,7 @@ WEB_FLAGS_FILE := $(WEB_BUILD)/compile_flags.txt
 WEB_FLAGS_TEXT := $(EMXX) $(WEB_CXXFLAGS) | checked: $(WEB_CHECKED_FLAGS) | fast_math: $(FAST_MATH_OBJECTS) -ffast-math
 WEB_LINK_FLAGS_FILE := $(WEB_BUILD)/link_flags.txt
 WEB_LINK_FLAGS_TEXT := $(EMXX) $(WEB_LDFLAGS)
-ifneq ($(filter web web-page web-serve test-web bench-web $(WEB_BUILD)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter web web-page web-serve test-web test-web-long bench-web $(WEB_BUILD)/%,$(MAKECMDGOALS)),)
   ifneq ($(shell cat $(WEB_FLAGS_FILE) 2>/dev/null),$(WEB_FLAGS_TEXT))
     $(shell mkdir -p $(WEB_BUILD) && printf '%s\n' '$(WEB_FLAGS_TEXT)' > $(WEB_FLAGS_FILE))
   endif
@@ -204,6 +204,15 @@ test-web: all web check-web-test-deps $(WEB_TEST_MODULES) $(WEB_TEST_LESSONS:%=$
 	$(WEB_NODE) tests/web/page_test.mjs $(WEB_BUILD) $(BUILD)/train_position $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
 	$(WEB_NODE) tests/web/exercise_test.mjs $(WEB_BUILD) $(EXERCISE_BUILD)/fixtures/rope_rotation $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
 	exit $$status
+
+# make test-web-long: the same agreement at the chapter's 2000 steps, for the experiment's 14
+# configurations (seed 0), with the tolerance tests/web_agreement.sh states past 300 steps; about 12
+# minutes on 2 cores, so not part of make test-web.
+WEB_LONG_STEPS := 2000
+WEB_LONG_CASES := $(foreach t,lag seen,$(foreach s,$(subst -,:,$(EXPERIMENT_SCHEMES)),$(t):$(s)))
+.PHONY: test-web-long
+test-web-long: all web
+	@WEB_NODE=$(WEB_NODE) bash tests/web_agreement.sh $(BUILD) $(WEB_BUILD) $(WEB_LONG_STEPS) "$(WEB_LONG_CASES)" ""
 
 # Chromium from Debian, and npm (the machine's, or Debian's) for playwright-core, installed as above.
 check-web-test-deps:

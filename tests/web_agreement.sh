@@ -3,13 +3,18 @@
 #   tests/web_agreement.sh NATIVE_BUILD WEB_BUILD STEPS "TASK:SCHEME ..." "LESSON ..."
 #   - train_position: each TASK SCHEME, seed 0, --steps STEPS, natively (one thread) and under node,
 #     as many cases at a time as there are cores.
-#     The two result lines must be the same words with every accuracy within 0.01 of the other's.
-#     Accuracies are counts of right answers over 256 test sequences x 32 to 128 positions, printed
-#     to 3 decimals: the same model with its sums in another order (the portable sgemm's blocks
-#     against OpenBLAS's, fused multiply-adds natively and none in WebAssembly, musl's exp and erf
-#     against glibc's vector ones) drifts by rounding, step after step, and flips a few close
-#     answers. 0.01 is a few hundred answers of tens of thousands: far below the gap between any two
-#     schemes the chapter compares, and far above what rounding alone changes in 100 steps.
+#     The two result lines must be the same words with every accuracy within the tolerance of the
+#     other's. Accuracies are counts of right answers over 256 test sequences x 32 to 128 positions,
+#     printed to 3 decimals: the same model with its sums in another order (the portable sgemm's
+#     blocks against OpenBLAS's, fused multiply-adds natively and none in WebAssembly, musl's exp and
+#     erf against glibc's vector ones) drifts by rounding, step after step, and flips close answers.
+#     Up to 300 steps the tolerance is 0.01: a few hundred answers of tens of thousands, far below
+#     the gap between any two schemes the chapter compares, and far above what rounding alone
+#     changes in 100 steps. Past 300 steps (the chapter's 2000: make test-web-long) it is 0.05: by
+#     then the drift is as large as a change of seed, and two seeds of one configuration differ by
+#     up to 0.049 in the chapter's experiment natively (median 0.005); 0.05 is also the allowance
+#     results/summary.md holds a run to against the chapter's table. The page's whole experiment at
+#     2000 steps differs from native by at most 0.031 in a line.
 #   - each LESSON (lessons/NN_name) under node: exit code 0, its "lesson NN: ok" line, and as many
 #     [ok] lines as the native lesson prints (when that is built), none [FAILED].
 # Prints both lines of each case and its largest difference; exit code 1 if any check failed.
@@ -21,6 +26,7 @@ export LC_ALL=C
 native=$1 web=$2 steps=$3 cases=$4 lessons=$5
 node=${WEB_NODE:-node}
 tolerance=0.01
+[ "$steps" -le 300 ] 2>/dev/null || tolerance=0.05
 failed=0
 ok() { echo "  [ok] $*"; }
 fail() { echo "  [FAILED] $*"; failed=1; }
