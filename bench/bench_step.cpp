@@ -11,12 +11,13 @@
 //                    [--dim D] [--layers L] [--length T] [--batch B]   (each at most once)
 // --dim, --layers, --length and --batch change the model and batch from the chapter's (D 64, 2
 // layers, T 32, B 64; the MLP is always 4 x D wide, one head) to see how a step's cost grows.
-// With --scaling T it times instead the fast kernels on 1 thread against T threads asked (the
+// With --scaling T it times instead the training step train_position takes (the fast kernels, the
+// batch in micro-batches: fast/split_step.hpp) on 1 thread against T threads asked (the
 // count set_threads then uses is printed too: no more than the cores found free), their repeats
 // taken in turn: first as the machine is, then with one core held by a busy-loop child process
 // (pinned to the last CPU the benchmark may run on, at the benchmark's own priority, killed by
 // its pid at the end), and prints both ratios, T threads / 1 thread.
-//   build/bench_step --scaling T [--steps N] [--repeats R]
+//   build/bench_step --scaling T [--steps N] [--repeats R] [--dim D] [--layers L] [--length T] [--batch B]
 // Its flags are read in bench/bench_flags.cpp, the busy core is bench/busy_core.hpp.
 // Leaves out comparisons with PyTorch (bench/torch_step.py, make bench-torch).
 #include <cblas.h>
@@ -46,6 +47,8 @@
 #include "bench/gemm_recording.hpp"
 #include "startup/kernels_choice.hpp"
 #include "tensor/gemm.hpp"
+#include "tasks/experiment.hpp"
+#include "fast/split_step.hpp"
 
 using namespace wai;
 using namespace wai::bench;
@@ -208,30 +211,49 @@ struct Run {
     }
 };
 
+// A run's training as train_position takes it on the fast kernels: its model, optimizer, batches and
+// step function (fast::make_split_step: the batch in micro-batches, one thread each).
+struct Training {
+    RunConfig config;
+    std::unique_ptr<Transformer> model;
+    std::unique_ptr<TrainingState> state;
+    StepFunction step;
+
+    explicit Training(const Sizes& sizes) {
+        config.task = "lag", config.scheme = "rope";
+        config.dim = sizes.dim, config.layers = sizes.layers, config.mlp_hidden = 4 * sizes.dim;
+        config.train_length = sizes.length, config.batch = sizes.batch;
+        config.make_transformer = transformer_maker(Kernels::fast);
+        config.make_step = step_maker(Kernels::fast);
+        model = make_model(config);
+        state = std::make_unique<TrainingState>(*model, config);
+        step = config.make_step(*model, config);
+    }
+};
+
 // ms per step of `steps` steps of `run` on `threads` threads asked for, as a program asks for them
 // (set_threads: no more than the cores found free); `used` gets the count set_threads chose.
-double timed_steps(Run& run, int threads, int64_t B, int64_t T, int steps, std::vector<int>* used = nullptr) {
+double timed_steps(Training& run, int threads, int steps, std::vector<int>* used = nullptr) {
     set_threads(threads);
     if (used) used->push_back(omp_get_max_threads());
     const auto start = Clock::now();
-    for (int s = 0; s < steps; ++s) run.step(B, T, nullptr);
+    for (int s = 0; s < steps; ++s) run.step(*run.model, run.state->optimizer, run.state->task, run.state->data, run.config);
     return 1e3 * seconds_since(start) / steps;
 }
 
-// 1 thread against `threads` threads on the fast kernels, as the machine is and with one core busy.
-// Each thread count trains its own model from the same start; their repeats alternate (and which
-// goes first alternates too), so both see the same machine.
-int scaling(int threads, int steps, int repeats) {
-    const Sizes sizes;
+// 1 thread against `threads` threads on the fast kernels and their step, as the machine is and with
+// one core busy. Each thread count trains its own model from the same start; their repeats alternate
+// (and which goes first alternates too), so both see the same machine.
+int scaling(int threads, int steps, int repeats, const Sizes& sizes) {
     const int64_t B = sizes.batch, T = sizes.length;
-    Run one(Kernels::fast, sizes), many(Kernels::fast, sizes);
+    Training one(sizes), many(sizes);
     const auto measure = [&](std::vector<double>& one_ms, std::vector<double>& many_ms, std::vector<int>& used) {
-        timed_steps(one, 1, B, T, 5);  // warm-up, and the busy loop settles on its core
-        timed_steps(many, threads, B, T, 5);
+        timed_steps(one, 1, 3);  // warm-up, and the busy loop settles on its core
+        timed_steps(many, threads, 3);
         for (int r = 0; r < repeats; ++r) {
-            if (r % 2 == 0) one_ms.push_back(timed_steps(one, 1, B, T, steps));
-            many_ms.push_back(timed_steps(many, threads, B, T, steps, &used));
-            if (r % 2 == 1) one_ms.push_back(timed_steps(one, 1, B, T, steps));
+            if (r % 2 == 0) one_ms.push_back(timed_steps(one, 1, steps));
+            many_ms.push_back(timed_steps(many, threads, steps, &used));
+            if (r % 2 == 1) one_ms.push_back(timed_steps(one, 1, steps));
         }
     };
     const int busy_cpu = BusyCore::spare_cpu();
@@ -249,8 +271,11 @@ int scaling(int threads, int steps, int repeats) {
         std::fprintf(stderr, "bench_step: %s\n", e.what());
         return 1;
     }
-    std::printf("bench: lag rope, B=%lld T=%lld, fast kernels, OpenBLAS %s kernels, waiting threads: %s\n",
-                static_cast<long long>(B), static_cast<long long>(T), blas_kernels(), wait_policy_description());
+    std::printf("bench: lag rope, B=%lld T=%lld D=%lld, %lld layers, fast kernels, %lld micro-batches a step, OpenBLAS %s "
+                "kernels, waiting threads: %s\n",
+                static_cast<long long>(B), static_cast<long long>(T), static_cast<long long>(sizes.dim),
+                static_cast<long long>(sizes.layers), static_cast<long long>(fast::micro_batches(B)), blas_kernels(),
+                wait_policy_description());
     const auto row = [&](const char* condition, const std::vector<double>& a, const std::vector<double>& b,
                          const std::vector<int>& used) {
         const int fewest = *std::min_element(used.begin(), used.end()), most = *std::max_element(used.begin(), used.end());
@@ -277,7 +302,7 @@ int scaling(int threads, int steps, int repeats) {
 const char* const usage =
     "usage: bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both] [--shapes N]\n"
     "                  [--dim D] [--layers L] [--length T] [--batch B]   (each at most once)\n"
-    "       bench_step --scaling T [--steps N] [--repeats R]\n"
+    "       bench_step --scaling T [--steps N] [--repeats R] [--dim D] [--layers L] [--length T] [--batch B]\n"
     "One training step of the experiment's model (lag rope, D 64, 2 layers, T 32, B 64 unless given),\n"
     "timed on each kernels setting against cblas_sgemm alone on the same shapes; --shapes N lists the N\n"
     "products furthest above that floor; --scaling T times 1 thread against T (docs/performance.md).\n";
@@ -309,16 +334,13 @@ int bench_main(int argc, char** argv) {
     // Longer than the lag task's lag (3): a shorter sequence has no position to score.
     sizes.length = size_flag(argc, argv, "--length", sizes.length, make_task("lag").lag + 1, 4096);
     sizes.batch = size_flag(argc, argv, "--batch", sizes.batch, 1, 4096);
-    if (scaled && (flag_value(argc, argv, "--dim") || flag_value(argc, argv, "--layers") || flag_value(argc, argv, "--length") ||
-                   flag_value(argc, argv, "--batch")))
-        refuse("--scaling times the chapter's model: it takes no --dim, --layers, --length or --batch");
     set_threads(threads);
     const int64_t B = sizes.batch, T = sizes.length;
     // 2 is OpenBLAS's OpenMP build; the pthread build beside our OpenMP loops is 3-5x slower (docs/performance.md, section 3).
     if (openblas_get_parallel() != 2)
         std::fprintf(stderr, "bench_step: warning: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d); "
                              "install libopenblas-openmp-dev\n", openblas_get_parallel());
-    if (scaled) return scaling(many, steps, repeats);
+    if (scaled) return scaling(many, steps, repeats, sizes);
 
     std::vector<std::unique_ptr<Run>> runs;
     for (Kernels k : kernels) runs.push_back(std::make_unique<Run>(k, sizes));

@@ -218,10 +218,12 @@ int main(int argc, char** argv) {
     if (options.check_only) return 0;
     set_threads(options.threads);
     options.run.make_transformer = transformer_maker(options.kernels);
+    options.run.make_step = step_maker(options.kernels);
     if (options.verbose)
-        std::fprintf(stderr, "train_position: --kernels %s; OpenBLAS %s kernels: %s; %d OpenMP thread%s, OpenBLAS %d\n",
+        std::fprintf(stderr, "train_position: --kernels %s; OpenBLAS %s kernels: %s; %d OpenMP thread%s, OpenBLAS %d (%s); %s\n",
                      kernels_name(options.kernels), blas_kernels(), blas_kernels_origin().c_str(), omp_get_max_threads(),
-                     omp_get_max_threads() == 1 ? "" : "s", blas_threads());
+                     omp_get_max_threads() == 1 ? "" : "s", blas_threads(), threads_reason().c_str(),
+                     step_description(options.kernels, options.run.batch, omp_get_max_threads()).c_str());
     options.files.load_notice = [](const std::string& note) { std::fprintf(stderr, "train_position: %s\n", note.c_str()); };
     try {
         ProgressLine line;

@@ -2,9 +2,11 @@
 // file where the fast tree is left out (make plain-build).
 #include "startup/kernels_choice.hpp"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "fast/fast_transformer.hpp"
+#include "fast/split_step.hpp"
 
 namespace wai {
 
@@ -20,6 +22,22 @@ Kernels default_kernels() { return Kernels::fast; }
 
 TransformerMaker transformer_maker(Kernels choice) {
     return choice == Kernels::fast ? fast::make_fast_transformer : nullptr;
+}
+
+StepMaker step_maker(Kernels choice) { return choice == Kernels::fast ? fast::make_split_step : nullptr; }
+
+namespace {
+std::string whole_batch_step(int threads) {
+    return "a step on the whole batch, each op on " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+}
+}  // namespace
+
+std::string step_description(Kernels choice, int64_t batch, int threads) {
+    if (choice == Kernels::plain) return whole_batch_step(threads);
+    const int64_t parts = fast::micro_batches(batch);
+    const int64_t at_once = std::min<int64_t>(parts, threads);
+    return "a step in " + std::to_string(parts) + " micro-batch" + (parts == 1 ? "" : "es") + " of " +
+           std::to_string(batch / parts) + " sequences, " + std::to_string(at_once) + " at a time (fast/split_step.hpp)";
 }
 
 }  // namespace wai

@@ -7,7 +7,7 @@
 #pragma once
 #include <string>
 
-#include "nn/transformer.hpp"
+#include "tasks/run_config.hpp"
 
 namespace wai {
 
@@ -21,5 +21,11 @@ Kernels default_kernels();
 
 // RunConfig::make_transformer for the choice: null (the plain Transformer) or fast::make_fast_transformer.
 TransformerMaker transformer_maker(Kernels choice);
+// RunConfig::make_step for the choice: null (training_step, the whole batch at once) or
+// fast::make_split_step (micro-batches on threads).
+StepMaker step_maker(Kernels choice);
+// How a step of `batch` sequences uses `threads` threads with the choice, for --verbose: "a step in 4
+// micro-batches of 16 sequences, 2 at a time" or "a step on the whole batch, each op on 2 threads".
+std::string step_description(Kernels choice, int64_t batch, int threads);
 
 }  // namespace wai

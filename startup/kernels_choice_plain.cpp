@@ -2,6 +2,7 @@
 // lessons and train_position build and run from the plain reference alone): `fast` is refused, saying
 // why. Stands in for startup/kernels_choice.cpp there, never in the full build.
 #include <stdexcept>
+#include <string>
 
 #include "startup/kernels_choice.hpp"
 
@@ -23,5 +24,19 @@ TransformerMaker transformer_maker(Kernels choice) {
     if (choice == Kernels::fast) throw std::invalid_argument("--kernels fast: this build leaves out the fast tree (fast/)");
     return nullptr;
 }
+
+StepMaker step_maker(Kernels choice) {
+    if (choice == Kernels::fast) throw std::invalid_argument("--kernels fast: this build leaves out the fast tree (fast/)");
+    return nullptr;
+}
+
+
+namespace {
+std::string whole_batch_step(int threads) {
+    return "a step on the whole batch, each op on " + std::to_string(threads) + " thread" + (threads == 1 ? "" : "s");
+}
+}  // namespace
+
+std::string step_description(Kernels, int64_t, int threads) { return whole_batch_step(threads); }
 
 }  // namespace wai

@@ -108,6 +108,12 @@ void prepare_process(char** argv) {
     // Keep up to 1 GiB of freed memory in the process instead of returning it after every step.
     mallopt(M_MMAP_THRESHOLD, 256 << 20);
     mallopt(M_TRIM_THRESHOLD, 1 << 30);
+    // One arena for every thread: a thread's own arena grows in heaps of at most 64 MiB that glibc
+    // maps and gives back as they empty, so a training step's tensors on a second thread
+    // page-faulted anew every step (3.3x the faults and 4x the system time of one thread at D 256,
+    // T 256; docs/performance.md, section 14). A step allocates a few hundred tensors: the lock is
+    // not contended.
+    mallopt(M_ARENA_MAX, 1);
 
     // Both settings are read by their libraries only when they load: one re-exec serves both.
     const bool kernels_named = name_blas_kernels();
@@ -125,16 +131,29 @@ void prepare_process(char** argv) {
     reserve_blas_buffers();
 }
 
+namespace {
+std::string threads_choice = "OpenMP's own count (set_threads was not called)";
+}
+
 void set_threads(int thread_count) {
     // No more threads than free cores (startup/thread_policy.hpp), for a count asked for or the environment's.
     const int asked = thread_count > 0 ? thread_count : omp_get_max_threads();
-    const int used = std::min(threads_for_free_cores(asked), omp_get_thread_limit());  // OMP_THREAD_LIMIT, as above
+    const int free_cores = threads_for_free_cores(asked);
+    const int used = std::min(free_cores, omp_get_thread_limit());  // OMP_THREAD_LIMIT, as above
+    const char* environment = std::getenv("OMP_NUM_THREADS");
+    threads_choice = std::to_string(asked) + (thread_count > 0                        ? " asked with --threads"
+                                              : environment != nullptr && *environment ? " asked with OMP_NUM_THREADS"
+                                                                                       : ", every CPU this process may run on");
+    if (free_cores < asked) threads_choice += ", " + std::to_string(free_cores) + " of them free (other processes kept the rest busy)";
+    if (used < free_cores) threads_choice += ", held to OMP_THREAD_LIMIT=" + std::to_string(omp_get_thread_limit());
     if (thread_count <= 0 && used == asked) return;
     check_room_for_threads(used);
     omp_set_num_threads(used);
     openblas_set_num_threads(used);
     reserve_blas_buffers();
 }
+
+const std::string& threads_reason() { return threads_choice; }
 
 int max_threads() {
     cpu_set_t cpus;

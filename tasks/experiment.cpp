@@ -70,9 +70,10 @@ TrainingState::TrainingState(Transformer& model, const RunConfig& c)
 
 void train(Transformer& model, const RunConfig& c, RunResult& result, const ProgressFunction& progress) {
     TrainingState state(model, c);
+    const StepFunction take_step = c.make_step ? c.make_step(model, c) : StepFunction(training_step);
     const auto start = std::chrono::steady_clock::now();
     for (int64_t step = 1; step <= c.steps; ++step) {
-        const double loss = training_step(model, state.optimizer, state.task, state.data, c);
+        const double loss = take_step(model, state.optimizer, state.task, state.data, c);
         if (!std::isfinite(loss))
             throw Diverged("training stopped at step " + std::to_string(step) + ": the loss is " + std::to_string(loss));
         result.final_loss = loss;

@@ -12,6 +12,16 @@
 
 namespace wai {
 
+class AdamW;
+struct Task;
+struct RunConfig;
+// One training step on a fresh batch of data's: the batch's loss before the update (training_step's
+// signature, tasks/experiment.hpp).
+using StepFunction = std::function<double(Transformer& model, AdamW& optimizer, const Task& task, Generator& data,
+                                          const RunConfig& config)>;
+// Makes a run's step function for its model, once, before the first step.
+using StepMaker = StepFunction (*)(Transformer& model, const RunConfig& config);
+
 struct RunConfig {
     std::string task = "lag";
     std::string scheme = "none";
@@ -33,6 +43,10 @@ struct RunConfig {
     // The model's kind, chosen once here: null for the plain Transformer (the reading path); a program
     // may give another that computes the same, its parameters drawn alike (fast/fast_transformer.hpp).
     TransformerMaker make_transformer = nullptr;
+    // How the run takes a training step, chosen once with the model: null for training_step
+    // (tasks/experiment.hpp, the reading path); a program may give one that computes the same step
+    // another way (fast/split_step.hpp: the batch in micro-batches, on threads).
+    StepMaker make_step = nullptr;
 };
 
 struct RunResult {

@@ -85,7 +85,7 @@ TEST_CASE("thread counts in the environment are bounded, and checked before Open
                                              " lag rope 0 --steps 1 --dim 8 --mlp 8 --layers 1 --batch 2 --eval-seqs 2 --verbose" + threads);
         INFO("stderr: " << o.err);
         CHECK(o.status == 0);
-        CHECK(holds(o.err, "; 1 OpenMP thread, OpenBLAS 1\n"));
+        CHECK(holds(o.err, "; 1 OpenMP thread, OpenBLAS 1 ("));
     }
 }
 
@@ -135,6 +135,32 @@ TEST_CASE("under an address-space limit a run ends with one out-of-memory line, 
                            1, "train_position", "out of memory: the data limit (ulimit -d) is ");
 }
 
+TEST_CASE("train_position prints the same line on 1, 2 and 3 threads, and --verbose says how many it took and why", "[cli]") {
+    // A batch of 64: 4 micro-batches of 16 (fast/split_step.hpp), on as many threads as there are.
+    Folder folder("threads_same_line");
+    const std::string line = "lag rope 0 --steps 20 --batch 64 --dim 16 --mlp 32 --eval-seqs 8 --verbose";
+    const Outcome one = run(folder, "train_position", words(line + " --threads 1"), "", "one");
+    REQUIRE(one.status == 0);
+    CHECK(holds(one.err, "1 OpenMP thread, OpenBLAS 1 (1 asked with --threads); a step in 4 micro-batches of 16 sequences, "
+                         "1 at a time"));
+    for (const char* threads : {"2", "3"}) {
+        INFO(threads << " threads");
+        const Outcome many = run(folder, "train_position", words(line + " --threads " + threads), "", "many");
+        REQUIRE(many.status == 0);
+        CHECK(many.out == one.out);
+        CHECK(holds(many.err, std::string("(") + threads + " asked with --threads"));
+    }
+    // Without --threads or OMP_NUM_THREADS: every CPU, no more than those found free.
+    const Outcome chosen = script(folder, "unset OMP_NUM_THREADS; exec " + program_path("train_position") + " " + line, "default");
+    REQUIRE(chosen.status == 0);
+    CHECK(chosen.out == one.out);
+    CHECK(holds(chosen.err, ", every CPU this process may run on"));
+    // The plain kernels take the whole batch at once, each op on the threads.
+    const Outcome plain = run(folder, "train_position", words(line + " --threads 1 --kernels plain"), "", "plain");
+    REQUIRE(plain.status == 0);
+    CHECK(holds(plain.err, "a step on the whole batch, each op on 1 thread\n"));
+}
+
 TEST_CASE("train_position --verbose says which kernels run and where OpenBLAS's came from, and changes no figure", "[cli]") {
     Folder folder("verbose");
     const Outcome quiet = run(folder, "train_position", tiny_with({"--threads", "1"}, "lag rope 0"), "", "quiet");
@@ -143,7 +169,8 @@ TEST_CASE("train_position --verbose says which kernels run and where OpenBLAS's 
     CHECK(told.out == quiet.out);  // the same result line
     CHECK(told.err_lines() == 1);
     CHECK_THAT(told.err, Matches("train_position: --kernels fast; OpenBLAS [A-Za-z0-9]+ kernels: [^\n]+; 1 OpenMP thread, "
-                                 "OpenBLAS 1\n"));
+                                 "OpenBLAS 1 \\(1 asked with --threads\\); a step in 1 micro-batch of [0-9]+ sequences, 1 at "
+                                 "a time \\(fast/split_step.hpp\\)\n"));
 #if defined(__x86_64__)  // OpenBLAS's x86-64 kernel names
     // Named in the environment, the kernels say so, and what OpenBLAS alone would have picked.
     const Outcome named = script(folder, "OPENBLAS_CORETYPE=Prescott " + program_path("train_position") + " " +

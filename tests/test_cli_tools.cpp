@@ -163,7 +163,6 @@ TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, befo
         {"--length 3", "--length needs a whole number from 4 to 4096, got '3'"},  // the lag is 3: nothing to score
         {"--batch -1", "--batch needs a whole number from 1 to 4096, got '-1'"},
         {"--batch 1e3", "--batch needs a whole number from 1 to 4096, got '1e3'"},
-        {"--scaling 2 --dim 128", "it takes no --dim, --layers, --length or --batch"},
         {"--shapes 0", "--shapes needs a whole number from 1 to 100000, got '0'"},
         {"--shapes all", "--shapes needs a whole number from 1 to 100000, got 'all'"},
         {"--scaling 2 --shapes 3", "--scaling times whole steps: it takes no --shapes"},

@@ -10,7 +10,7 @@
 //   Training                      one run of the chapter's experiment, stepped a few steps at a time
 //                                 so that the worker can report the loss and be stopped between
 //                                 steps: the same model, batches and updates as train_position's run
-//                                 (tasks/experiment.hpp's make_model, TrainingState, training_step),
+//                                 (tasks/experiment.hpp's make_model and TrainingState; fast/split_step.hpp's step, as train_position's),
 //                                 then its result line, the chapter's rows for that scheme, attention
 //                                 maps on one test sequence, and RoPE context extension at one length.
 //   experiment_runs()             the chapter's experiment: its tasks and schemes in results/table.txt's
@@ -36,6 +36,7 @@
 
 #include "autograd/ops.hpp"
 #include "fast/fast_transformer.hpp"
+#include "fast/split_step.hpp"
 #include "positional/alibi.hpp"
 #include "tensor/number_text.hpp"
 #include "positional/rope.hpp"
@@ -292,8 +293,10 @@ public:
             config.steps = whole_number(steps, "the number of steps", 1, 100000);
             wai::validate(config);
             config.make_transformer = wai::fast::make_fast_transformer;  // as train_position's default
+            config.make_step = wai::fast::make_split_step;
             model_ = wai::make_model(config);
             state_ = std::make_unique<wai::TrainingState>(*model_, config);
+            step_ = config.make_step(*model_, config);
             config_ = config;
             result_ = {};
             steps_done_ = 0;
@@ -312,7 +315,7 @@ public:
         json losses = json::array();
         try {
             for (int i = 0; i < count && steps_done_ < config_.steps; ++i) {
-                const double loss = wai::training_step(*model_, state_->optimizer, state_->task, state_->data, config_);
+                const double loss = step_(*model_, state_->optimizer, state_->task, state_->data, config_);
                 ++steps_done_;
                 if (!std::isfinite(loss))
                     return error_text("training stopped at step " + std::to_string(steps_done_) + ": the loss is " +
@@ -425,6 +428,7 @@ private:
     wai::RunConfig config_;
     std::unique_ptr<wai::Transformer> model_;
     std::unique_ptr<wai::TrainingState> state_;
+    wai::StepFunction step_;
     wai::RunResult result_;
     int64_t steps_done_ = 0;
     bool tested_ = false;
