@@ -186,7 +186,8 @@ $(BUILD)/contain: $(BUILD)/programs/contain.o
 
 # ---- the chapter's experiment: 2 tasks x 7 schemes x SEEDS, each run one make target ----------
 SEEDS    ?= 0 1
-JOBS     ?= 2
+# As many runs at once as the machine has cores, one thread each (docs/performance.md, section 7).
+JOBS     ?= $(CORES)
 RESULTS  ?= results
 RUN_FLAGS ?=
 EXPERIMENT_SCHEMES := none sinusoid learned rope rope-1000000 alibi-0.5 alibi-0.0625

@@ -5,11 +5,13 @@
 // it learned nothing beyond that, and the lesson says so); and explains `make experiment`.
 // Mirrors where-am-i, "A test: two tasks, four times the length".
 // Leaves out the full experiment (28 runs of 2000 steps: `make experiment`) and the other six schemes.
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "autograd/ops.hpp"
@@ -209,8 +211,8 @@ void judge_the_short_runs(const wai::RunConfig& config, const wai::RunResult& la
 
 // Step 6. The full experiment is `make experiment`: 2 tasks x 7 schemes (none sinusoid learned rope
 // rope:1000000 alibi:0.5 alibi:0.0625) x seeds 0 and 1, 2000 steps each, 256 test sequences per
-// length. Each run is one make target writing results/runs/TASK_SCHEME_seedN.txt; two run at once,
-// one thread each; an interrupted experiment resumes where it stopped. At the end the lines are
+// length. Each run is one make target writing results/runs/TASK_SCHEME_seedN.txt; as many run at
+// once as the machine has cores, one thread each; an interrupted experiment resumes where it stopped. At the end the lines are
 // collected in the chapter's order into results/table.txt, and averaged over seeds beside the
 // chapter's published figures in results/summary.md. `make experiment SEEDS='0 1 2 3 4'` runs more.
 void estimate_the_full_experiment(const wai::RunConfig& config, const wai::RunResult& lag_result,
@@ -221,8 +223,10 @@ void estimate_the_full_experiment(const wai::RunConfig& config, const wai::RunRe
     const int64_t full_runs = 2 * 7 * 2;                 // tasks x schemes x seeds
     std::printf("  this machine, now: %.1f ms per training step, so about %.0f s of training per full run of %lld steps\n",
                 1000.0 * seconds_per_step, full_steps * seconds_per_step, static_cast<long long>(full_steps));
-    std::printf("  and about %.0f minutes of training for the %lld runs, two at a time (testing adds a little)%s\n",
-                full_runs * full_steps * seconds_per_step / 2.0 / 60.0, static_cast<long long>(full_runs),
+    const int64_t at_once = std::max(1u, std::thread::hardware_concurrency());  // make experiment's JOBS: the cores
+    std::printf("  and about %.0f minutes of training for the %lld runs, %lld at a time (testing adds a little)%s\n",
+                full_runs * full_steps * seconds_per_step / static_cast<double>(at_once) / 60.0,
+                static_cast<long long>(full_runs), static_cast<long long>(at_once),
                 lesson::in_page ? "; section 3 runs one a core" : "");
     if (lesson::in_page)
         std::printf("  results: section 3 keeps every run's line and sets the seed averages beside the chapter's\n");

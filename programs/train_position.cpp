@@ -27,6 +27,7 @@
 #include <iterator>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <limits>
 #include <new>
@@ -66,9 +67,11 @@ const char* const usage =
     "               test length / the training length\n"
     "  --kernels plain|fast  the model as a chain of plain ops, or the same model on the fast kernels\n"
     "               (the default; the same result either way)\n"
-    "  --threads N  OpenMP and OpenBLAS threads, 1 to 4 x the CPUs (default: OMP_NUM_THREADS, or every CPU)\n"
+    "  --threads N  OpenMP and OpenBLAS threads, 1 to 4 x the CPUs (default: OMP_NUM_THREADS, or every CPU,\n"
+    "               no more than are free; 1 with --kernels plain). The fast kernels' step runs its\n"
+    "               micro-batches on them (the same numbers on any count)\n"
     "  --verbose    say on stderr which kernels and OpenBLAS kernels (and where their choice came from) and\n"
-    "               how many threads the run uses\n"
+    "               how many threads the run uses and why, and how a step uses them\n"
     "  --check-flags  only check the arguments (exit code 0, or 2 with the one line a run would give);\n"
     "               run nothing\n"
     "  each flag at most once; numbers are digits with an optional leading '-'\n";
@@ -216,7 +219,13 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (options.check_only) return 0;
-    set_threads(options.threads);
+    // The plain kernels thread each op, which costs more than it gains at the chapter's sizes
+    // (docs/performance.md, section 14): one thread unless asked for more.
+    const char* environment_threads = std::getenv("OMP_NUM_THREADS");
+    if (options.threads == 0 && options.kernels == Kernels::plain && (environment_threads == nullptr || *environment_threads == 0))
+        set_threads(1, "the plain kernels' choice (threads inside each op cost more than they gain; ask with --threads)");
+    else
+        set_threads(options.threads);
     options.run.make_transformer = transformer_maker(options.kernels);
     options.run.make_step = step_maker(options.kernels);
     if (options.verbose)

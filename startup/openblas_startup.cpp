@@ -135,13 +135,14 @@ namespace {
 std::string threads_choice = "OpenMP's own count (set_threads was not called)";
 }
 
-void set_threads(int thread_count) {
+void set_threads(int thread_count, const char* why) {
     // No more threads than free cores (startup/thread_policy.hpp), for a count asked for or the environment's.
     const int asked = thread_count > 0 ? thread_count : omp_get_max_threads();
     const int free_cores = threads_for_free_cores(asked);
     const int used = std::min(free_cores, omp_get_thread_limit());  // OMP_THREAD_LIMIT, as above
     const char* environment = std::getenv("OMP_NUM_THREADS");
-    threads_choice = std::to_string(asked) + (thread_count > 0                        ? " asked with --threads"
+    threads_choice = std::to_string(asked) + (why != nullptr                          ? std::string(", ") + why
+                                              : thread_count > 0                        ? " asked with --threads"
                                               : environment != nullptr && *environment ? " asked with OMP_NUM_THREADS"
                                                                                        : ", every CPU this process may run on");
     if (free_cores < asked) threads_choice += ", " + std::to_string(free_cores) + " of them free (other processes kept the rest busy)";

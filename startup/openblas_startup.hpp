@@ -29,7 +29,8 @@ namespace wai {
 void prepare_process(char** argv);
 // OpenMP and OpenBLAS threads, both; thread_count <= 0 leaves the environment's setting. Either
 // way no more than the cores found free (startup/thread_policy.hpp); OMP_DYNAMIC=false keeps it.
-void set_threads(int thread_count);
+// `why`, when given, is the reason for a count the program chose itself (threads_reason, below).
+void set_threads(int thread_count, const char* why = nullptr);
 // Why set_threads chose its count, for --verbose: "2, every CPU this process may run on", "4 asked
 // with --threads, 1 of them free (other processes kept the rest busy)", ...
 const std::string& threads_reason();

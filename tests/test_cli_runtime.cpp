@@ -155,10 +155,16 @@ TEST_CASE("train_position prints the same line on 1, 2 and 3 threads, and --verb
     REQUIRE(chosen.status == 0);
     CHECK(chosen.out == one.out);
     CHECK(holds(chosen.err, ", every CPU this process may run on"));
-    // The plain kernels take the whole batch at once, each op on the threads.
-    const Outcome plain = run(folder, "train_position", words(line + " --threads 1 --kernels plain"), "", "plain");
+    // The plain kernels take the whole batch at once, each op on the threads: one unless asked for more.
+    const Outcome plain = script(folder, "unset OMP_NUM_THREADS; exec " + program_path("train_position") + " " + line +
+                                             " --kernels plain", "plain");
     REQUIRE(plain.status == 0);
+    CHECK(holds(plain.err, "1 OpenMP thread, OpenBLAS 1 (1, the plain kernels' choice"));
     CHECK(holds(plain.err, "a step on the whole batch, each op on 1 thread\n"));
+    const Outcome plain_two = run(folder, "train_position", words(line + " --threads 2 --kernels plain"), "", "plain_two");
+    REQUIRE(plain_two.status == 0);
+    CHECK(plain_two.out == plain.out);
+    CHECK(holds(plain_two.err, "(2 asked with --threads"));
 }
 
 TEST_CASE("train_position --verbose says which kernels run and where OpenBLAS's came from, and changes no figure", "[cli]") {
