@@ -33,7 +33,12 @@ void prepare_process(char** argv) {
     watch_standard_output(name.c_str());
 }
 
-void set_threads(int) {}
+void set_threads(int, const char*) {}
+
+const std::string& threads_reason() {
+    static const std::string one = "1, the web build's one thread";
+    return one;
+}
 
 int max_threads() { return 1; }
 
