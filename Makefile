@@ -111,7 +111,7 @@ help:
 	@echo "make plots      the pictures, SVG and PNG, into results/plots/ (needs make experiment's results; those of experiment-extension add two)"
 	@echo "make lessons    build the lesson programs; make lessons-run runs them in order (06 waits for its exercise)"
 	@echo "make exercises  build and check the learner's exercise files (lessons/exercises/)"
-	@echo "make bench      time a training step of the experiment's model (one thread; then 1 against 2, one core busy);"
+	@echo "make bench      time a training step of the experiment's model (one thread; then 1 thread against 2, 4, 8, one core busy);"
 	@echo "                BENCH_SIZES='--dim 256 --layers 4 --length 256' times another size (also for bench-torch)"
 	@echo "make bench-torch  the same step in PyTorch, timed alike in alternating rounds: both medians, spreads, the ratio"
 	@echo "make test-experiment  interrupt, corrupt and resume a short experiment (tests/experiment_resume.sh)"
@@ -292,16 +292,18 @@ $(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(BUILD)/bench/bench_flags.o $(
 	$(CXX) $(LDFLAGS) -Wl,--wrap=cblas_sgemm $^ -o $@ $(LDLIBS)
 
 # One thread: the experiment runs one thread per run (docs/performance.md, "Threads: one per run").
-# Both kernels settings, their repeats in turn (KERNELS=plain or fast for one). Then 1 thread
-# against 2 on the fast kernels, as the machine is and with one core held by a busy-loop child
-# process, their repeats in turn, and the two ratios (docs/performance.md, section 10).
-# BENCH_SIZES (e.g. '--dim 256 --layers 4 --length 256') times another size instead, and leaves
-# out the thread part, which times the chapter's model only.
+# Both kernels settings, their repeats in turn (KERNELS=plain or fast for one). Then the training
+# step train_position takes (the fast kernels, the batch in micro-batches) on 1 thread against 2, and
+# against 4 and 8 where the machine has those cores, as the machine is and with one core held by a
+# busy-loop child process, their repeats in turn, and the ratios (docs/performance.md, sections 10
+# and 14). BENCH_SIZES (e.g. '--dim 256 --layers 4 --length 256') times another size instead, the
+# scaling with 3 repeats of 3 steps (a step there takes seconds).
 KERNELS ?= both
 BENCH_SIZES ?=
+BENCH_SCALING := $(foreach n,2 4 8,$(if $(shell [ $(CORES) -ge $(n) ] && echo yes),$(n)))
 bench: check-deps $(BUILD)/bench_step
 	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 --kernels $(KERNELS) $(BENCH_SIZES)
-	$(if $(strip $(BENCH_SIZES)),,$(BUILD)/bench_step --scaling 2)
+	$(foreach n,$(BENCH_SCALING),$(BUILD)/bench_step --scaling $(n) $(BENCH_SIZES) $(if $(strip $(BENCH_SIZES)),--steps 3 --repeats 3) &&) true
 
 # PyTorch (Debian python3-torch, never needed by the build) on the same model and step, one thread,
 # timed as ours is, in alternating rounds until both medians settle (bench/torch_compare.py): each
