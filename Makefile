@@ -297,12 +297,12 @@ $(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(BUILD)/bench/bench_flags.o $(
 # against 4 and 8 where the machine has those cores, as the machine is and with one core held by a
 # busy-loop child process, their repeats in turn, and the ratios (docs/performance.md, sections 10
 # and 14). BENCH_SIZES (e.g. '--dim 256 --layers 4 --length 256') times another size instead, the
-# scaling with 3 repeats of 3 steps (a step there takes seconds).
+# step and the scaling with 3 repeats of 3 steps (a step there takes seconds).
 KERNELS ?= both
 BENCH_SIZES ?=
 BENCH_SCALING := $(foreach n,2 4 8,$(if $(shell [ $(CORES) -ge $(n) ] && echo yes),$(n)))
 bench: check-deps $(BUILD)/bench_step
-	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 --kernels $(KERNELS) $(BENCH_SIZES)
+	OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/bench_step --threads 1 --kernels $(KERNELS) $(BENCH_SIZES) $(if $(strip $(BENCH_SIZES)),--steps 3 --repeats 3)
 	$(foreach n,$(BENCH_SCALING),$(BUILD)/bench_step --scaling $(n) $(BENCH_SIZES) $(if $(strip $(BENCH_SIZES)),--steps 3 --repeats 3) &&) true
 
 # PyTorch (Debian python3-torch, never needed by the build) on the same model and step, one thread,

@@ -5,7 +5,8 @@
 #                                     OpenBLAS through multiarch), the test program run under qemu-user,
 #                                     a short train_position run held to the native one, and two lessons
 # Both change this machine (debootstrap needs root; test-arm64 adds the arm64 architecture to dpkg and
-# installs the cross compiler), so neither is part of make test.
+# installs the cross compiler, and registers qemu-aarch64 in binfmt_misc), so neither is part of
+# make test.
 # Leaves out a native arm64 machine: qemu-user emulates one, slowly.
 .PHONY: test-debian test-arm64
 
@@ -42,6 +43,12 @@ test-arm64:
 	  if [ "$$(id -u)" != 0 ]; then echo "test-arm64: missing $$missing; as root, run: dpkg --add-architecture arm64 && apt-get update && apt-get install -y $$missing" >&2; exit 1; fi; \
 	  echo "test-arm64: installing $$missing (dpkg --add-architecture arm64)"; \
 	  dpkg --add-architecture arm64 && apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null || exit 1; fi
+	@if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then \
+	  if [ "$$(id -u)" != 0 ]; then echo "test-arm64: the kernel does not start arm64 programs through qemu (no qemu-aarch64 in /proc/sys/fs/binfmt_misc), and the programs start copies of themselves; as root, run make test-arm64 (it registers qemu-aarch64-static there)" >&2; exit 1; fi; \
+	  echo "test-arm64: registering qemu-aarch64-static in /proc/sys/fs/binfmt_misc (the kernel then starts arm64 programs through it)"; \
+	  [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || exit 1; \
+	  f=/usr/share/binfmts/qemu-aarch64; \
+	  printf ':qemu-aarch64:M:0:%s:%s:%s:PF\n' "$$(awk '$$1=="magic"{print $$2}' $$f)" "$$(awk '$$1=="mask"{print $$2}' $$f)" "$$(awk '$$1=="interpreter"{print $$2}' $$f)" > /proc/sys/fs/binfmt_misc/register || exit 1; fi
 	+@$(ARM64_MAKE) -j$(CORES) $(ARM64_BUILD)/run_tests $(ARM64_BUILD)/train_position $(ARM64_LESSONS:%=$(ARM64_BUILD)/lessons/%)
 	+@$(MAKE) --no-print-directory -j$(CORES) $(BUILD)/train_position
 	@$(ARM64_CXX:g++=readelf) -h $(ARM64_BUILD)/run_tests 2>/dev/null | grep -q "Machine: *AArch64" || { echo "test-arm64: $(ARM64_BUILD)/run_tests is not an arm64 program" >&2; exit 1; }
