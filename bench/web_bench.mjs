@@ -1,9 +1,10 @@
 // make bench-web: a training step of the experiment's model (lag, rope, B=64, T=32, D=64, 2 layers:
 // bench/bench_step.cpp's) in headless Chromium, through the page's own engine (web/page_api.cpp's
 // Training, in the page), against the native program's single-thread fast step, timed alike: each
-// side's ms per step over STEPS steps after a warm-up, in alternating rounds (native, browser,
-// native, ...), so that both see the same machine; then each side's median over the rounds with the
-// spread of its rounds, and the ratio browser / native.
+// side's ms per step over STEPS steps after a warm-up (the browser's until its step time is
+// steady), in alternating rounds (native, browser, native, ...), so that both see the same machine;
+// then each side's median over the rounds with the spread of its rounds, and the ratio
+// browser / native.
 //   node bench/web_bench.mjs WEB_BUILD BENCH_STEP [--steps S] [--rounds R] [--chromium PATH]
 // Leaves out the page's drawing and workers (a step costs the same in a worker), and threads (the
 // page has one; so does the native side here).
@@ -54,13 +55,12 @@ try {
   await page.goto(url);
   await page.waitForFunction(() => typeof createWhereami === 'function');
   const version = await browser.version();
-  // One Training for the whole bench, warmed up by 3 steps; each round times STEPS more.
+  // One Training for the whole bench; each round times STEPS more steps of it.
   await page.evaluate(async () => {
     const engine = await createWhereami();
     window.benchTraining = new engine.Training();
     const refused = window.benchTraining.begin('lag', 'rope', '0', '100000');
     if (refused) throw new Error(refused);
-    window.benchTraining.run(3);
   });
   const browserRound = (steps) => page.evaluate((count) => {
     const started = performance.now();
@@ -68,8 +68,21 @@ try {
     if (answer.error) throw new Error(answer.error);
     return (performance.now() - started) / count;
   }, steps);
+  // The warm-up: Chromium first runs WebAssembly from its quick baseline compiler and compiles the
+  // hot functions again, optimised, in the background (dynamic tiering); until that is done a step
+  // took 1.5x as long (94 against 61 ms on a 2-core machine, for the first two rounds of 20 steps
+  // after a warm-up of 3; with 25, two chunks of 5 steps already agreed before the optimised code
+  // came). Steps in chunks of 10, at least 60, until two chunks in a row are within 5% of each
+  // other (at most 300 steps).
+  let warmup = 0, last = Infinity;
+  for (;;) {
+    const ms = await browserRound(10);
+    warmup += 10;
+    if ((warmup >= 60 && Math.abs(ms - last) <= 0.05 * Math.min(ms, last)) || warmup >= 300) break;
+    last = ms;
+  }
 
-  console.log(`bench-web: lag rope B=64 T=32 D=64, 2 layers; ${options.steps} steps a round, ${options.rounds} rounds; ` +
+  console.log(`bench-web: lag rope B=64 T=32 D=64, 2 layers; the browser warmed up by ${warmup} steps; ${options.steps} steps a round, ${options.rounds} rounds; ` +
     `Chromium ${version} against ${benchStep} (one thread, fast kernels)`);
   const native = [], inBrowser = [];
   let kernels = '?';

@@ -3,16 +3,17 @@
 // bias and writes GELU over the sums in place, keeping the slope GELU'(h) = Phi(h) + h phi(h); the
 // backward multiplies the incoming gradient by the slope where it lies and sums the bias's gradient
 // in that same pass, then makes the two products. That is two passes over the (..., out) activations
-// fewer each way, and one tensor of that size fewer. The GELU formulas are autograd/formulas.hpp's, and
-// this file is compiled as that one is (-ffast-math, for glibc's vector erf and exp): no finiteness
-// check may live here. A test holds it to linear then gelu. Leaves out the tanh approximation.
+// fewer each way, and one tensor of that size fewer. The GELU formulas are autograd/formulas.hpp's
+// (in WebAssembly with fast/gelu_vector.hpp's erfc and exp, which vectorise), and this file is
+// compiled as that one is (-ffast-math, for glibc's vector erf and exp): no finiteness check may
+// live here. A test holds it to linear then gelu. Leaves out the tanh approximation.
 #include <omp.h>
 
 #include <cmath>
 
 #include "fast/fast_ops.hpp"
+#include "fast/gelu_vector.hpp"
 #include "fast/linear_shares.hpp"
-#include "autograd/formulas.hpp"
 #include "tensor/gemm.hpp"
 
 namespace wai::fast {

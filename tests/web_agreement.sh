@@ -6,8 +6,9 @@
 #     The two result lines must be the same words with every accuracy within the tolerance of the
 #     other's. Accuracies are counts of right answers over 256 test sequences x 32 to 128 positions,
 #     printed to 3 decimals: the same model with its sums in another order (the portable sgemm's
-#     blocks against OpenBLAS's, fused multiply-adds natively and none in WebAssembly, musl's exp and
-#     erf against glibc's vector ones) drifts by rounding, step after step, and flips close answers.
+#     blocks against OpenBLAS's, fused multiply-adds natively and none in WebAssembly, GELU's erfc
+#     and exp from fast/gelu_vector.hpp against glibc's vector ones) drifts by rounding, step after
+#     step, and flips close answers.
 #     Up to 300 steps the tolerance is 0.01: a few hundred answers of tens of thousands, far below
 #     the gap between any two schemes the chapter compares, and far above what rounding alone
 #     changes in 100 steps. Past 300 steps (the chapter's 2000: make test-web-long) it is 0.05: by
