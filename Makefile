@@ -257,7 +257,7 @@ endif
 
 # Under the results folder's lock (held on a file descriptor that the sub-make, which replaces the
 # shell so that make's SIGTERM reaches it, and every run inherit): invalid or differently-set result
-# files are removed first, then only the missing runs are made, two at a time (or, with
+# files are removed first, then only the missing runs are made, JOBS at a time (or, with
 # SCHEDULER=slurm, as one Slurm job array: experiment/cluster.mk); then the table, the summary and the
 # picture of the table.
 experiment:
