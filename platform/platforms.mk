@@ -52,7 +52,7 @@ test-arm64:
 	+@$(ARM64_MAKE) -j$(CORES) $(ARM64_BUILD)/run_tests $(ARM64_BUILD)/train_position $(ARM64_LESSONS:%=$(ARM64_BUILD)/lessons/%)
 	+@$(MAKE) --no-print-directory -j$(CORES) $(BUILD)/train_position
 	@$(ARM64_CXX:g++=readelf) -h $(ARM64_BUILD)/run_tests 2>/dev/null | grep -q "Machine: *AArch64" || { echo "test-arm64: $(ARM64_BUILD)/run_tests is not an arm64 program" >&2; exit 1; }
-	@echo "test-arm64: the test program under qemu-aarch64-static, tags '$(ARM64_TAGS)'"; \
+	@echo "test-arm64: the test program under qemu-aarch64-static, tags '$(ARM64_TAGS)': leaving out [slow] (two 2000-step trainings), [roundtrip] (28 trainings held to PyTorch), [lessons] (lessons 05 and 09 run below instead) and [cli] (the cases that start the programs and make; a short train_position run below instead)"; \
 	  start=$$(date +%s); env -u OPENBLAS_CORETYPE OMP_NUM_THREADS=2 qemu-aarch64-static $(ARM64_BUILD)/run_tests $(CATCH_NO_TESTS) '$(ARM64_TAGS)' || exit 1; \
 	  echo "test-arm64: the test program took $$(( $$(date +%s) - start )) s under qemu"
 	@native=$$($(BUILD)/train_position $(ARM64_RUN) --threads 1 --quiet) || exit 1; \

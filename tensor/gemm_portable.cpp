@@ -78,9 +78,12 @@ inline Float4 load4(const float* p) {
     return v;
 }
 
+inline void store4(float* p, Float4 v) { __builtin_memcpy(p, &v, sizeof v); }
+
 // C's tile (rows x columns of it inside C, row stride ldc) += alpha * (an MR x kc panel of op(A)) *
-// (a kc x NR panel of op(B)).
-void tile(int64_t kc, const float* a, const float* b, float alpha, float* C, int64_t ldc, int64_t rows, int64_t columns) {
+// (a kc x NR panel of op(B)); with `overwrite`, = instead of += (C not read).
+void tile(int64_t kc, const float* a, const float* b, float alpha, float* C, int64_t ldc, int64_t rows, int64_t columns,
+          bool overwrite) {
     Float4 sum[MR][NV] = {};
     for (int64_t k = 0; k < kc; ++k) {
         Float4 bk[NV];  // row k of the op(B) panel
@@ -91,10 +94,20 @@ void tile(int64_t kc, const float* a, const float* b, float alpha, float* C, int
             for (int64_t v = 0; v < NV; ++v) sum[r][v] += ar4 * bk[v];
         }
     }
+    if (rows == MR && columns == NR) {  // a whole tile: its rows as vectors
+        const Float4 alpha4 = {alpha, alpha, alpha, alpha};
+        for (int64_t r = 0; r < MR; ++r)
+            for (int64_t v = 0; v < NV; ++v) {
+                float* to = C + r * ldc + 4 * v;
+                store4(to, overwrite ? alpha4 * sum[r][v] : load4(to) + alpha4 * sum[r][v]);
+            }
+        return;
+    }
     float tile_sum[MR][NR];
     __builtin_memcpy(tile_sum, sum, sizeof tile_sum);
     for (int64_t r = 0; r < rows; ++r)
-        for (int64_t c = 0; c < columns; ++c) C[r * ldc + c] += alpha * tile_sum[r][c];
+        for (int64_t c = 0; c < columns; ++c)
+            C[r * ldc + c] = overwrite ? alpha * tile_sum[r][c] : C[r * ldc + c] + alpha * tile_sum[r][c];
 }
 
 }  // namespace
@@ -102,11 +115,13 @@ void tile(int64_t kc, const float* a, const float* b, float alpha, float* C, int
 void sgemm_portable(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* A,
                     const float* B, float beta, float* C) {
     if (M == 0 || N == 0) return;
-    // beta first, once: C = beta * C (zeros when beta is 0, whatever C held); the blocks then add to it.
-    if (beta == 0.0f) std::fill(C, C + M * N, 0.0f);
-    else if (beta != 1.0f)
+    // beta first, once: C = beta * C; the blocks then add to it. With beta 0 and a product to make,
+    // the first block of K writes C instead (C is not read, whatever it held).
+    const bool product = K != 0 && alpha != 0.0f;
+    if (beta == 0.0f && !product) std::fill(C, C + M * N, 0.0f);
+    else if (beta != 0.0f && beta != 1.0f)
         for (int64_t i = 0; i < M * N; ++i) C[i] *= beta;
-    if (K == 0 || alpha == 0.0f) return;
+    if (!product) return;
 
     // The panels, kept between calls (one set per thread), grown to the largest block seen.
     thread_local std::vector<float> a_panels, b_panels;
@@ -124,7 +139,7 @@ void sgemm_portable(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K,
                 for (int64_t jr = 0; jr < nc; jr += NR)
                     for (int64_t ir = 0; ir < mc; ir += MR)
                         tile(kc, a_panels.data() + ir * kc, b_panels.data() + jr * kc, alpha, C + (i0 + ir) * N + j0 + jr, N,
-                             std::min(MR, mc - ir), std::min(NR, nc - jr));
+                             std::min(MR, mc - ir), std::min(NR, nc - jr), beta == 0.0f && p0 == 0);
             }
         }
     }
