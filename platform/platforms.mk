@@ -48,6 +48,7 @@ test-arm64:
 	  echo "test-arm64: registering qemu-aarch64-static in /proc/sys/fs/binfmt_misc (the kernel then starts arm64 programs through it)"; \
 	  [ -e /proc/sys/fs/binfmt_misc/register ] || mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc || exit 1; \
 	  f=/usr/share/binfmts/qemu-aarch64; \
+	  [ -r $$f ] || { echo "test-arm64: $$f is missing, which says how to register qemu-aarch64-static (Debian package qemu-user-static)" >&2; exit 1; }; \
 	  printf ':qemu-aarch64:M:0:%s:%s:%s:PF\n' "$$(awk '$$1=="magic"{print $$2}' $$f)" "$$(awk '$$1=="mask"{print $$2}' $$f)" "$$(awk '$$1=="interpreter"{print $$2}' $$f)" > /proc/sys/fs/binfmt_misc/register || exit 1; fi
 	+@$(ARM64_MAKE) -j$(CORES) $(ARM64_BUILD)/run_tests $(ARM64_BUILD)/train_position $(ARM64_LESSONS:%=$(ARM64_BUILD)/lessons/%)
 	+@$(MAKE) --no-print-directory -j$(CORES) $(BUILD)/train_position
