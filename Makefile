@@ -114,6 +114,7 @@ help:
 	@echo "make bench      time a training step of the experiment's model (one thread; then 1 thread against 2, 4, 8, one core busy);"
 	@echo "                BENCH_SIZES='--dim 256 --layers 4 --length 256' times another size (also for bench-torch)"
 	@echo "make bench-torch  the same step in PyTorch, timed alike in alternating rounds: both medians, spreads, the ratio"
+	@echo "                BENCH_THREADS=2 compares train_position's step on 2 threads with PyTorch's on 2"
 	@echo "make test-experiment  interrupt, corrupt and resume a short experiment (tests/experiment_resume.sh)"
 	@echo "make test-slurm, make test-parallel  the experiment on a one-node Slurm cluster, and through GNU parallel and ssh"
 	@echo "make valgrind   one short train_position run under valgrind; make fuzz  the weight-file reader under libFuzzer"
@@ -312,9 +313,13 @@ bench: check-deps $(BUILD)/bench_step
 # PyTorch's BLAS is the same system
 # OpenBLAS, so it gets the kernels ours picked (startup/openblas_startup.hpp): otherwise, on a CPU newer than
 # OpenBLAS 0.3.21, it would run the generic ones and look twice as slow as it is.
+# BENCH_THREADS=N (default 1) compares on N threads: ours is then train_position's step (the batch in
+# micro-batches), PyTorch's its step with N intra-op threads; the fast kernels only.
+BENCH_THREADS ?= 1
 bench-torch: check-deps $(BUILD)/bench_step
+	@case '$(BENCH_THREADS) $(KERNELS)' in '1 '*|*' both'|*' fast') ;; *) echo "bench-torch: BENCH_THREADS above 1 compares train_position's step on the fast kernels; KERNELS=$(KERNELS) takes one thread" >&2; exit 2;; esac
 	@/usr/bin/python3 -c 'import torch' 2>/dev/null || { echo "missing: PyTorch for the comparison; install the Debian package python3-torch"; exit 1; }
-	@/usr/bin/python3 bench/torch_compare.py $(BUILD)/bench_step --kernels $(if $(filter plain,$(KERNELS)),plain,fast) \
+	@/usr/bin/python3 bench/torch_compare.py $(BUILD)/bench_step --kernels $(if $(filter plain,$(KERNELS)),plain,fast) --threads $(BENCH_THREADS) \
 	  $(if $(strip $(BENCH_SIZES)),--sizes '$(strip $(BENCH_SIZES))' --steps 2 --repeats 1)
 
 # Catch2's main is compiled once into its own object: it is the slow part of a test build.

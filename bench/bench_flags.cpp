@@ -14,7 +14,7 @@ namespace wai::bench {
 
 [[noreturn]] void refuse(const std::string& problem) {
     std::fprintf(stderr, "bench_step: %s (the flags are --steps N, --repeats N, --threads N, --kernels plain|fast|both, "
-                         "--scaling N, --shapes N, --dim N, --layers N, --length N, --batch N)\n", one_line(problem).c_str());
+                         "--scaling N, --train-step N, --shapes N, --dim N, --layers N, --length N, --batch N)\n", one_line(problem).c_str());
     std::exit(2);
 }
 
@@ -22,7 +22,7 @@ namespace wai::bench {
 const char* flag_value(int argc, char** argv, const std::string& name) {
     for (int i = 1; i < argc; i += 2) {
         const std::string flag = argv[i];
-        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels" && flag != "--scaling" && flag != "--shapes" &&
+        if (flag != "--steps" && flag != "--repeats" && flag != "--threads" && flag != "--kernels" && flag != "--scaling" && flag != "--train-step" && flag != "--shapes" &&
             flag != "--dim" && flag != "--layers" && flag != "--length" && flag != "--batch")
             refuse("unknown argument '" + flag + "'");
         if (i + 1 >= argc) refuse(flag + " needs a value");
@@ -51,10 +51,15 @@ int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
     try {
         if (name == "--threads") return parse_thread_count(text, name);
         const int64_t value = parse_integer(text, name);
-        if (value >= 1 && value <= 100000) return static_cast<int>(value);
+        if (name == "--train-step") {
+            if (value >= 1 && value <= 64) return static_cast<int>(value);
+        } else if (value >= 1 && value <= 100000) {
+            return static_cast<int>(value);
+        }
     } catch (const std::invalid_argument& e) {
         if (name == "--threads") refuse(e.what());
     }
+    if (name == "--train-step") refuse("--train-step needs a thread count from 1 to 64, got '" + std::string(text) + "'");
     refuse(name + " needs a whole number from 1 to 100000, got '" + text + "'");
 }
 

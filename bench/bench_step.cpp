@@ -18,6 +18,9 @@
 // (pinned to the last CPU the benchmark may run on, at the benchmark's own priority, killed by
 // its pid at the end), and prints both ratios, T threads / 1 thread.
 //   build/bench_step --scaling T [--steps N] [--repeats R] [--dim D] [--layers L] [--length T] [--batch B]
+// With --train-step T it times that step alone on T threads asked for, the figure make bench-torch
+// sets beside PyTorch's step on T threads (BENCH_THREADS).
+//   build/bench_step --train-step T [--steps N] [--repeats R] [--dim D] [--layers L] [--length T] [--batch B]
 // Its flags are read in bench/bench_flags.cpp, the busy core is bench/busy_core.hpp.
 // Leaves out comparisons with PyTorch (bench/torch_step.py, make bench-torch).
 #include <cblas.h>
@@ -297,15 +300,38 @@ int scaling(int threads, int steps, int repeats, const Sizes& sizes) {
     return 0;
 }
 
+// train_position's step alone on `threads` threads asked for: the median over repeats of ms per step,
+// in the format make bench-torch reads.
+int train_step(int threads, int steps, int repeats, const Sizes& sizes) {
+    Training run(sizes);
+    std::vector<int> used;
+    timed_steps(run, threads, 5);  // warm-up: first allocations, the threads started
+    std::vector<double> ms;
+    for (int r = 0; r < repeats; ++r) ms.push_back(timed_steps(run, threads, steps, &used));
+    std::printf("bench: lag rope, B=%lld T=%lld D=%lld, %lld layers, fast kernels, %lld micro-batches a step, OpenBLAS %s "
+                "kernels, waiting threads: %s\n",
+                static_cast<long long>(sizes.batch), static_cast<long long>(sizes.length), static_cast<long long>(sizes.dim),
+                static_cast<long long>(sizes.layers), static_cast<long long>(fast::micro_batches(sizes.batch)), blas_kernels(),
+                wait_policy_description());
+    std::printf("bench: OpenBLAS %s kernels: %s\n", blas_kernels(), blas_kernels_origin().c_str());
+    std::printf("bench: train_position's step, %d threads asked (used %d to %d): median of %d repeats x %d steps: %.2f ms "
+                "per step (min %.2f, max %.2f)\n", threads, *std::min_element(used.begin(), used.end()),
+                *std::max_element(used.begin(), used.end()), repeats, steps, median(ms),
+                *std::min_element(ms.begin(), ms.end()), *std::max_element(ms.begin(), ms.end()));
+    return 0;
+}
+
 }  // namespace
 
 const char* const usage =
     "usage: bench_step [--steps N] [--repeats R] [--threads T] [--kernels plain|fast|both] [--shapes N]\n"
     "                  [--dim D] [--layers L] [--length T] [--batch B]   (each at most once)\n"
     "       bench_step --scaling T [--steps N] [--repeats R] [--dim D] [--layers L] [--length T] [--batch B]\n"
+    "       bench_step --train-step T [--steps N] [--repeats R] [--dim D] [--layers L] [--length T] [--batch B]\n"
     "One training step of the experiment's model (lag rope, D 64, 2 layers, T 32, B 64 unless given),\n"
     "timed on each kernels setting against cblas_sgemm alone on the same shapes; --shapes N lists the N\n"
-    "products furthest above that floor; --scaling T times 1 thread against T (docs/performance.md).\n";
+    "products furthest above that floor; --scaling T times 1 thread against T (docs/performance.md);\n"
+    "--train-step T times train_position's step alone on T threads (make bench-torch BENCH_THREADS=T).\n";
 
 int bench_main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
@@ -328,6 +354,11 @@ int bench_main(int argc, char** argv) {
     if (scaled && (flag_value(argc, argv, "--threads") != nullptr || flag_value(argc, argv, "--kernels") != nullptr))
         refuse("--scaling times 1 thread against N on the fast kernels: it takes no --threads or --kernels");
     if (scaled && flag_value(argc, argv, "--shapes") != nullptr) refuse("--scaling times whole steps: it takes no --shapes");
+    const bool trained = flag_value(argc, argv, "--train-step") != nullptr;
+    const int trained_threads = parse_flag(argc, argv, "--train-step", 1);
+    if (trained && (scaled || flag_value(argc, argv, "--threads") != nullptr || flag_value(argc, argv, "--kernels") != nullptr ||
+                    flag_value(argc, argv, "--shapes") != nullptr))
+        refuse("--train-step T times train_position's step on T threads: it takes no --scaling, --threads, --kernels or --shapes");
     Sizes sizes;
     sizes.dim = size_flag(argc, argv, "--dim", sizes.dim, 2, 4096, /*even=*/true);
     sizes.layers = size_flag(argc, argv, "--layers", sizes.layers, 1, 64);
@@ -341,6 +372,7 @@ int bench_main(int argc, char** argv) {
         std::fprintf(stderr, "bench_step: warning: OpenBLAS is not its OpenMP build (openblas_get_parallel() = %d); "
                              "install libopenblas-openmp-dev\n", openblas_get_parallel());
     if (scaled) return scaling(many, steps, repeats, sizes);
+    if (trained) return train_step(trained_threads, steps, repeats, sizes);
 
     std::vector<std::unique_ptr<Run>> runs;
     for (Kernels k : kernels) runs.push_back(std::make_unique<Run>(k, sizes));

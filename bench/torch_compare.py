@@ -10,7 +10,10 @@ Rounds go on until both sides' running medians (the median of the rounds so far)
 2% in the last round, after at least 4 rounds and at most --max-rounds; the last line says whether
 they settled. Prints each side's median and spread (min..max of the rounds), and the ratio PyTorch /
 whereami with its spread (the rounds' ratios).
-  bench/torch_compare.py BENCH_STEP [--kernels fast|plain] [--steps S] [--repeats R] [--max-rounds N] [--sizes '--dim D ...']
+  bench/torch_compare.py BENCH_STEP [--kernels fast|plain] [--threads N] [--steps S] [--repeats R] [--max-rounds N] [--sizes '--dim D ...']
+--threads N (make bench-torch BENCH_THREADS=N) compares on N threads: whereami's side is then the step
+train_position takes (the batch in micro-batches, one thread each: bench_step --train-step N), PyTorch's
+its own step with torch.set_num_threads(N) and N threads for OpenMP and OpenBLAS; the fast kernels only.
 Leaves out other schemes: one is enough to compare speed. --sizes (make bench-torch BENCH_SIZES=...) gives
 bench_step's --dim, --layers, --length and --batch to both sides.
 """
@@ -43,25 +46,41 @@ def main():
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--max-rounds", type=int, default=12)
+    parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--sizes", default="", help="bench_step's size flags, given to both sides: '--dim 256 --layers 4 --length 256'")
     args = parser.parse_args()
     sizes = args.sizes.split()
+    if not 1 <= args.threads <= 64:
+        sys.exit(f"bench-torch: --threads needs a count from 1 to 64, got {args.threads}")
+    if args.threads > 1 and args.kernels != "fast":
+        sys.exit("bench-torch: more than one thread compares train_position's step, on the fast kernels only")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    ours_command = [args.bench_step, "--threads", "1", "--kernels", args.kernels, "--steps", str(args.steps),
-                    "--repeats", str(args.repeats)] + sizes
+    if args.threads == 1:
+        ours_command = [args.bench_step, "--threads", "1", "--kernels", args.kernels, "--steps", str(args.steps),
+                        "--repeats", str(args.repeats)] + sizes
+        ours_pattern = rf"{args.kernels} kernels: median of .* steps: ([0-9.]+) ms per step"
+        ours_name = f"whereami {args.kernels} kernels"
+    else:
+        ours_command = [args.bench_step, "--train-step", str(args.threads), "--steps", str(args.steps),
+                        "--repeats", str(args.repeats)] + sizes
+        ours_pattern = r"train_position's step, .* steps: ([0-9.]+) ms per step"
+        ours_name = "whereami train_position's step"
     _, first = run(ours_command, env, r"([0-9.]+) ms per step", "bench_step")
     kernels = re.search(r"OpenBLAS ([A-Za-z0-9]+) kernels", first).group(1)
     origin = re.search(r"OpenBLAS [A-Za-z0-9]+ kernels: (.*)", first).group(1)
-    torch_env = dict(env, OPENBLAS_CORETYPE=kernels)
+    torch_env = dict(env, OPENBLAS_CORETYPE=kernels, OMP_NUM_THREADS=str(args.threads),
+                     OPENBLAS_NUM_THREADS=str(args.threads))
     torch_command = [sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "torch_step.py"),
-                     "--threads", "1", "--steps", str(args.steps), "--repeats", str(args.repeats)] + sizes
+                     "--threads", str(args.threads), "--steps", str(args.steps), "--repeats", str(args.repeats)] + sizes
     _, torch_first = run(torch_command, torch_env, r"([0-9.]+) ms per step", "torch_step.py")
-    print(f"bench-torch: whereami {args.kernels} kernels against {torch_first.splitlines()[0].split(': ', 1)[1]}; "
+    used = re.search(r"used (\d+) to (\d+)", first)
+    on = f"{args.threads} threads asked (used {used.group(1)} to {used.group(2)})" if used else "1 thread"
+    print(f"bench-torch: {ours_name} on {on} against {torch_first.splitlines()[0].split(': ', 1)[1]}; "
           f"OpenBLAS {kernels} kernels on both ({origin})")
     ours, theirs, ratios = [], [], []
     settled = False
     for round_number in range(1, args.max_rounds + 1):
-        ours_ms, _ = run(ours_command, env, rf"{args.kernels} kernels: median of .* steps: ([0-9.]+) ms per step", "bench_step")
+        ours_ms, _ = run(ours_command, env, ours_pattern, "bench_step")
         torch_ms, _ = run(torch_command, torch_env, r"steps: ([0-9.]+) ms per step", "torch_step.py")
         before = (statistics.median(ours), statistics.median(theirs)) if ours else None
         ours.append(ours_ms), theirs.append(torch_ms), ratios.append(torch_ms / ours_ms)
@@ -73,7 +92,7 @@ def main():
                 settled = True
                 break
     print(f"bench-torch: {len(ours)} rounds, each the median of {args.repeats} repeats x {args.steps} steps after 5 warm-up steps")
-    print(f"bench-torch: whereami {args.kernels} kernels {statistics.median(ours):.2f} ms per step (rounds {spread(ours)})")
+    print(f"bench-torch: {ours_name} {statistics.median(ours):.2f} ms per step (rounds {spread(ours)})")
     print(f"bench-torch: PyTorch {statistics.median(theirs):.2f} ms per step (rounds {spread(theirs)})")
     print(f"bench-torch: PyTorch / whereami = {statistics.median(ratios):.2f}x (rounds {spread(ratios)})")
     print("bench-torch: " + ("the medians settled (the last round moved each by less than 2%)" if settled else

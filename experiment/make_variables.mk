@@ -15,7 +15,7 @@
 #   SEED a whole number; STEPS 1 to 100000; EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: 1 to 999999999
 #   EXTENSION_LENGTHS  whole numbers separated by spaces, no leading zeros BUILD      as RESULTS
 #   BENCH_SIZES        bench_step's size flags and values: as RUN_FLAGS     WEB_PORT   0 to 65535 (0: a free port)
-#   RELEASE            trixie or bookworm
+#   RELEASE            trixie or bookworm                                  BENCH_THREADS 1 to 64
 # TAGS is free text for the test program (Catch's test specs): its words reach the program quoted, one
 # argument each, never read by the shell (at the end of this file). A variable is checked when it
 # is given on make's command line, whatever the goal (make passes it on to every sub-make and recipe),
@@ -72,6 +72,7 @@ mv_goals_SCHEDULER   := experiment experiment-locked
 mv_goals_EXTENSION_LENGTHS := experiment-extension extension-locked extension-runs plots
 mv_goals_KERNELS     := bench bench-torch
 mv_goals_BENCH_SIZES := bench bench-torch
+mv_goals_BENCH_THREADS := bench-torch
 mv_goals_WEB_PORT    := web-serve
 mv_goals_RELEASE     := test-debian
 mv_goals_TAGS        := test
@@ -86,7 +87,7 @@ mv_goals_FUZZ_SECONDS := fuzz
 mv_goals_FUZZ_MAX_LEN := fuzz
 mv_goals_BUILD       :=
 MAKE_VARIABLES := RESULTS SEEDS JOBS RUN_FLAGS MY_SCHEMES SLURM_FLAGS SCHEDULER EXTENSION_LENGTHS KERNELS TAGS SANITIZE EXERCISE \
-                  TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN BUILD BENCH_SIZES WEB_PORT RELEASE
+                  TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN BUILD BENCH_SIZES BENCH_THREADS WEB_PORT RELEASE
 
 # mv_checked VAR: non-empty when VAR is to be checked (given on the command line, or taken from the
 # environment by a goal that uses it).
@@ -148,6 +149,8 @@ $(foreach v,STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_
 # STEPS goes to the training programs, which take at most 100000 (tasks/run_checks.hpp's max_steps).
 mv_problem_STEPS = $(or $(call mv_not_whole_number,$(STEPS)),$(shell [ '$(STEPS)' -le 100000 ] || echo too large))
 mv_expect_STEPS  = a whole number from 1 to 100000 (the most a run takes)
+mv_problem_BENCH_THREADS = $(or $(call mv_not_whole_number,$(BENCH_THREADS)),$(shell [ '$(BENCH_THREADS)' -le 64 ] || echo too many))
+mv_expect_BENCH_THREADS  = a thread count from 1 to 64
 
 $(foreach v,$(MAKE_VARIABLES),$(if $(call mv_checked,$(v)),$(if $(strip $(mv_problem_$(v))),\
   $(error $(v) must be $(mv_expect_$(v)), got '$(call mv_shown,$($(v)))'))))

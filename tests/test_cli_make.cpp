@@ -2,7 +2,7 @@
 // value with shell or make characters (';', a backtick, "$(...)", '#', ':', '%', a blank, a newline,
 // a leading '-') in any variable a user gives (RESULTS, SEEDS, JOBS, RUN_FLAGS, SLURM_FLAGS,
 // SCHEDULER, KERNELS, EXERCISE, TASK, SEED, STEPS, the time limits, EXTENSION_LENGTHS, BUILD,
-// BENCH_SIZES, WEB_PORT, RELEASE; SEEDS with a leading zero, a number beyond what its program reads too), for
+// BENCH_SIZES, BENCH_THREADS, WEB_PORT, RELEASE; SEEDS with a leading zero, a number beyond what its program reads too), for
 // the goals that use it and for a goal that does not, stops make with one line naming the variable,
 // runs nothing of its own and makes no folder (experiment/make_variables.mk). RUN_FLAGS no run could start
 // with stop make experiment before its prune; a picture that cannot be written whole (a file-size
@@ -93,6 +93,9 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         {"bench", "BENCH_SIZES", "--dim 8;" + touch, {}},
         {"bench", "BENCH_SIZES", "$(shell " + touch + ")", {}},
         {"bench-torch", "BENCH_SIZES", "--dim 8' ; " + touch + " ; echo '", {}},
+        {"bench-torch", "BENCH_THREADS", "2' ; " + touch + " ; echo '", {}},
+        {"bench-torch", "BENCH_THREADS", "65", {}},
+        {"bench-torch", "BENCH_THREADS", "0", {}},
         {"web-serve", "WEB_PORT", "8000;" + touch, {}},
         {"web-serve", "WEB_PORT", "8000 " + canary, {}},
         {"web-serve", "WEB_PORT", "65536", {}},      // web_serve.mjs would refuse it only after make web's build

@@ -166,6 +166,12 @@ TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, befo
         {"--shapes 0", "--shapes needs a whole number from 1 to 100000, got '0'"},
         {"--shapes all", "--shapes needs a whole number from 1 to 100000, got 'all'"},
         {"--scaling 2 --shapes 3", "--scaling times whole steps: it takes no --shapes"},
+        {"--train-step 0", "--train-step needs a thread count from 1 to 64, got '0'"},
+        {"--train-step 65", "--train-step needs a thread count from 1 to 64, got '65'"},
+        {"--train-step two", "--train-step needs a thread count from 1 to 64, got 'two'"},
+        {"--train-step 2 --threads 2", "it takes no --scaling, --threads, --kernels or --shapes"},
+        {"--train-step 2 --scaling 2", "it takes no --scaling, --threads, --kernels or --shapes"},
+        {"--train-step 1 --kernels fast", "it takes no --scaling, --threads, --kernels or --shapes"},
         {"--steps --repeats 3", "--steps needs a value, got the flag '--repeats'"},
         {"--steps 3 -h", "-h stands alone (bench_step --help), got it with other arguments"},
     };
