@@ -86,8 +86,24 @@ mv_goals_EXERCISE_TRAIN_SECONDS := exercise-train
 mv_goals_FUZZ_SECONDS := fuzz
 mv_goals_FUZZ_MAX_LEN := fuzz
 mv_goals_BUILD       :=
+mv_goals_WEB_BUILD   :=
+mv_goals_LESSON_PROGRAMS :=
 MAKE_VARIABLES := RESULTS SEEDS JOBS RUN_FLAGS MY_SCHEMES SLURM_FLAGS SCHEDULER EXTENSION_LENGTHS KERNELS TAGS SANITIZE EXERCISE \
                   TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN BUILD BENCH_SIZES BENCH_THREADS WEB_PORT RELEASE
+
+# A variable given on the top make's command line must be one of these (or one of the compiler's and
+# set-up's below, or LESSON_PROGRAMS and WEB_BUILD, which the tests give): a typo such as SEDS="0 1"
+# would otherwise be ignored without a word (the run made with the default seeds), and a name the
+# Makefile uses inside (EXPERIMENT_SCHEMES, a list a recipe's shell reads) would reach the shell
+# unchecked. Sub-makes, given the Makefile's own names by the Makefile, are not checked again.
+MAKE_VARIABLES += LESSON_PROGRAMS WEB_BUILD
+mv_unchecked_variables := CXX FUZZ_CXX OPTIMISE NATIVE_ARCH DEB_PACKAGES APT_FLAGS ORDERS FULL KEEP
+ifeq ($(MAKELEVEL),0)
+  mv_unknown := $(filter-out $(MAKE_VARIABLES) $(mv_unchecked_variables),$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v))))
+  ifneq ($(mv_unknown),)
+    $(error $(firstword $(mv_unknown)) is not a variable this Makefile takes (a typo?); the variables it takes: $(sort $(MAKE_VARIABLES) $(mv_unchecked_variables)))
+  endif
+endif
 
 # mv_checked VAR: non-empty when VAR is to be checked (given on the command line, or taken from the
 # environment by a goal that uses it).
@@ -104,8 +120,11 @@ $(foreach v,$(MAKE_VARIABLES),$(if $(call mv_checked,$(v)),$(if $(findstring $$,
 # (at most 9 digits: every program these reach reads an int, where a longer one would wrap round)
 mv_not_whole_number = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_digits)),$(if $(subst 0,,$(1)),,zero),\
   $(shell case '$(1)' in (??????????*) echo too long;; esac))
+# (the last two through the path with its links resolved, realpath -m: a link to the checkout is the checkout;
+# reached only once the characters passed, so the shell sees none it would act on)
 mv_not_path = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_path_characters)),$(filter -%,$(1)),\
-  $(filter /,$(abspath $(1))),$(filter $(abspath $(1)) $(abspath $(1))/%,$(CURDIR)))
+  $(call mv_not_path_place,$(shell realpath -m -- '$(1)'),$(shell realpath -m -- '$(CURDIR)')))
+mv_not_path_place = $(or $(filter /,$(1)),$(filter $(1) $(1)/%,$(2)))
 mv_not_numbers = $(or $(if $(strip $(1)),,empty),$(call mv_words_left,$(1),$(mv_digits)))
 mv_path_expected = one folder path with no space: letters, digits and / . _ - + @, not starting with -, not / nor the source tree or a folder that holds it
 
@@ -126,6 +145,10 @@ mv_problem_SLURM_FLAGS = $(call mv_words_left,$(SLURM_FLAGS),$(mv_flag_character
 mv_expect_SLURM_FLAGS  = sbatch flags made of letters, digits and - _ . , : = + / @ separated by spaces
 mv_problem_EXTENSION_LENGTHS = $(or $(call mv_not_numbers,$(EXTENSION_LENGTHS)),$(filter 0%,$(EXTENSION_LENGTHS)))
 mv_expect_EXTENSION_LENGTHS  = whole numbers separated by spaces, without leading zeros
+mv_problem_WEB_BUILD = $(call mv_not_path,$(WEB_BUILD))
+mv_expect_WEB_BUILD  = $(mv_path_expected)
+mv_problem_LESSON_PROGRAMS = $(call mv_words_left,$(LESSON_PROGRAMS),$(mv_path_characters))
+mv_expect_LESSON_PROGRAMS  = lesson programs' paths made of letters, digits and / . _ - + @ separated by spaces
 mv_problem_BENCH_SIZES = $(call mv_words_left,$(BENCH_SIZES),$(mv_flag_characters))
 mv_expect_BENCH_SIZES  = bench_step's flags and values (--dim 256 --layers 4), letters, digits and - _ . , : = + separated by spaces
 # (digits alone reach the shell's range test, as web_serve.mjs takes them: at most 5, at most 65535)

@@ -38,7 +38,7 @@ TEST_CASE("make finds nothing to rebuild once make test has built it: a make a t
         CHECK(fs::exists(build_dir + "/programs/" + program + ".o"));
 }
 
-TEST_CASE("make: a variable holding shell or make characters is refused in one line naming it, and runs nothing", "[cli]") {
+TEST_CASE("make: a variable holding shell or make characters, a name the Makefile does not take, or a folder through a link to the checkout is refused in one line naming it, and runs nothing", "[cli]") {
     Folder folder("make_variables");
     const std::string results = folder.file("results");
     const std::string canary = folder.file("pwned");
@@ -136,6 +136,38 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         CHECK_FALSE(fs::exists(source_dir + "/compile_flags.txt"));
         fs::remove(canary);
     }
+    // A name the Makefile does not take, given on the command line: a typo (SEDS for SEEDS, which
+    // would run the default seeds without a word), or a name it uses inside, whose value a recipe's
+    // shell would read unchecked.
+    for (const auto& [goal, assignment] : std::vector<std::pair<std::string, std::string>>{
+             {"experiment", "EXPERIMENT_SCHEMES=rope;" + touch + ";"},
+             {"experiment", "SEDS=0 1"},
+             {"exercise", "EXERCISE_BUILD=" + folder.file("x") + ";" + touch},
+             {"help", "CXXFLAGS=-O0"}}) {
+        const Outcome o = make_in_source(folder, {goal, assignment, "RESULTS=" + results});
+        const std::string name = assignment.substr(0, assignment.find('='));
+        INFO("make " << goal << " '" << assignment << "'\nstdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == 2);
+        CHECK(o.out.empty());
+        CHECK(o.err_lines() == 1);
+        CHECK(holds(o.err, "*** " + name + " is not a variable this Makefile takes (a typo?); the variables it takes: "));
+        CHECK_FALSE(fs::exists(canary));
+        CHECK_FALSE(fs::exists(results));
+    }
+    // A link to the checkout, or to a folder holding it, is the checkout: RESULTS or BUILD through it
+    // would write the experiment's files among the sources (the check compared paths unresolved).
+    fs::create_directory_symlink(source_dir, folder.file("to_source"));
+    fs::create_directory_symlink(source_dir + "/..", folder.file("to_parent"));
+    for (const std::string& variable : {"RESULTS", "BUILD"})
+        for (const std::string& link : {folder.file("to_source"), folder.file("to_parent"), folder.file("to_source") + "/.."}) {
+            const Outcome o = make_in_source(folder, {"experiment-collect", variable + "=" + link});
+            INFO("make experiment-collect " << variable << "=" << link << "\nstdout: " << o.out << "\nstderr: " << o.err);
+            CHECK(o.status == 2);
+            CHECK(o.err_lines() == 1);
+            CHECK(holds(o.err, "*** " + variable + " must be one folder path"));
+        }
+    CHECK_FALSE(fs::exists(source_dir + "/runs"));
+    CHECK_FALSE(fs::exists(source_dir + "/table.txt"));
     // make clean removes build/, every build under it; a BUILD elsewhere is the user's folder, left to them.
     const std::string elsewhere = folder.file("my_build");
     const Outcome clean = make_in_source(folder, {"-n", "clean", "BUILD=" + elsewhere});  // -n: build/ stays, whatever happens
