@@ -25,10 +25,11 @@ struct Evaluation {
 };
 
 // A run whose numbers stopped being finite: `where` says at which step or length, and what() adds
-// the usual cure (a smaller --lr). A caller that knows of another cause (exercise-train, where the
-// same settings trained the library's model) says that instead.
+// the likely cure, by default the usual one (a smaller --lr). A caller that knows of another cause
+// (exercise-train, where the same settings trained the library's model) says that instead.
 struct Diverged : std::runtime_error {
-    explicit Diverged(const std::string& where_) : std::runtime_error(where_ + " (try a smaller --lr)"), where(where_) {}
+    explicit Diverged(const std::string& where_, const std::string& cure = "try a smaller --lr")
+        : std::runtime_error(where_ + " (" + cure + ")"), where(where_) {}
     std::string where;
 };
 

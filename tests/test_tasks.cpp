@@ -261,6 +261,41 @@ TEST_CASE("a tiny run_experiment: three accuracies in [0, 1], the same on every 
     CHECK(second.final_loss == first.final_loss);
 }
 
+namespace {
+int nan_at_step = 0;  // the step whose loss nan_step_maker's step gives as NaN
+StepFunction nan_step_maker(Transformer&, const RunConfig&) {
+    return [step = 0](Transformer&, AdamW&, const Task&, Generator&, const RunConfig&) mutable {
+        return ++step == nan_at_step ? std::nan("") : 1.0;
+    };
+}
+}  // namespace
+
+TEST_CASE("a loss that is not finite stops training, and the cure named fits the step", "[tasks][experiment]") {
+    RunConfig config;
+    config.steps = 3, config.batch = 2, config.dim = 8, config.eval_sequences = 2;
+    config.make_step = nan_step_maker;
+    const std::unique_ptr<Transformer> made = make_model(config);
+    Transformer& model = *made;
+    RunResult result;
+    // The first step's loss comes from the starting weights: no learning rate made it.
+    nan_at_step = 1;
+    try {
+        train(model, config, result);
+        FAIL("a NaN loss at step 1 did not stop training");
+    } catch (const Diverged& e) {
+        CHECK(std::string(e.what()).find("training stopped at step 1: the loss is nan (the first step's loss comes before "
+                                         "any update, so not from --lr") == 0);
+        CHECK(std::string(e.what()).find("smaller --lr") == std::string::npos);
+    }
+    nan_at_step = 2;
+    try {
+        train(model, config, result);
+        FAIL("a NaN loss at step 2 did not stop training");
+    } catch (const Diverged& e) {
+        CHECK(std::string(e.what()) == "training stopped at step 2: the loss is nan (try a smaller --lr)");
+    }
+}
+
 TEST_CASE("a tiny run_experiment runs for every scheme of the chapter and both tasks", "[tasks][experiment]") {
     for (const char* task : {"lag", "seen"})
         for (const char* scheme : {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625"})
