@@ -1,4 +1,5 @@
-// Program start-up: the OpenBLAS kernel choice and the threads' wait policy (with the re-exec),
+// Program start-up: the OpenBLAS kernel choice (kernels named in OPENBLAS_CORETYPE that OpenBLAS did not
+// take refused) and the threads' wait policy (with the re-exec),
 // malloc tuning, thread counts and their bounds, and the start-up checks (startup/startup_checks.hpp,
 // startup/output_check.hpp).
 // Leaves out pinning threads to cores.
@@ -15,6 +16,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <strings.h>
 #include <stdexcept>
 
 #include "tensor/number_text.hpp"
@@ -87,6 +89,20 @@ bool name_blas_kernels() {
 #endif
 }
 
+// OpenBLAS reads OPENBLAS_CORETYPE when it loads and, given a name it does not know (or, in some
+// builds, kernels the CPU cannot run), runs its own choice without a word: a run the user thinks is on
+// the kernels named would be on others. Refused in one line, exit code 2, as a bad thread count is.
+// Names are compared as OpenBLAS compares them, without case.
+void refuse_kernels_not_taken(const char* argv0) {
+    const char* named = std::getenv("OPENBLAS_CORETYPE");
+    if (named == nullptr || strcasecmp(named, blas_kernels()) == 0) return;
+    std::fprintf(stderr, "%s: OPENBLAS_CORETYPE is '%s', which OpenBLAS did not take (a name it does not know, or "
+                         "kernels this CPU cannot run): it runs its %s kernels; name kernels it knows for this CPU "
+                         "(such as Haswell or SkylakeX on x86-64), or leave it unset\n",
+                 program_name(argv0), one_line(named).c_str(), blas_kernels());
+    std::exit(2);
+}
+
 }  // namespace
 
 std::string blas_kernels_origin() {
@@ -121,6 +137,7 @@ void prepare_process(char** argv) {
     if (kernels_named || waits_chosen)
         execv("/proc/self/exe", argv);  // returns only if it failed; then carry on with the libraries' defaults
     watch_standard_output(program_name(argv[0]));
+    refuse_kernels_not_taken(argv[0]);
     // OMP_THREAD_LIMIT caps every parallel region, but OpenBLAS sizes its own from OMP_NUM_THREADS or
     // the CPUs: asked for more threads than a region can have, its threaded products wait for ever on
     // the threads that never come (a spin at 100% CPU). Both are held to the limit.

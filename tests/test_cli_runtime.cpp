@@ -167,7 +167,7 @@ TEST_CASE("train_position prints the same line on 1, 2 and 3 threads, and --verb
     CHECK(holds(plain_two.err, "(2 asked with --threads"));
 }
 
-TEST_CASE("train_position --verbose says which kernels run and where OpenBLAS's came from, and changes no figure", "[cli]") {
+TEST_CASE("train_position --verbose says which kernels run and where OpenBLAS's came from, and changes no figure; kernels OpenBLAS did not take are refused", "[cli]") {
     Folder folder("verbose");
     const Outcome quiet = run(folder, "train_position", tiny_with({"--threads", "1"}, "lag rope 0"), "", "quiet");
     const Outcome told = run(folder, "train_position", tiny_with({"--threads", "1", "--verbose"}, "lag rope 0"), "", "told");
@@ -185,5 +185,18 @@ TEST_CASE("train_position --verbose says which kernels run and where OpenBLAS's 
     REQUIRE(named.status == 0);
     CHECK_THAT(named.err, ContainsSubstring("--kernels plain; OpenBLAS Prescott kernels: named by OPENBLAS_CORETYPE=Prescott "
                                             "in the environment; OpenBLAS alone would pick "));
+    // Named without regard to case, as OpenBLAS reads it.
+    CHECK(script(folder, "OPENBLAS_CORETYPE=prescott " + program_path("train_position") + " " + tiny_line("lag rope 0")).status == 0);
 #endif
+    // A name OpenBLAS does not take: it would run its own choice without a word; every program refuses.
+    for (const auto& [program, arguments] : std::vector<std::pair<std::string, std::string>>{
+             {"train_position", tiny_line("lag rope 0")},
+             {"bench_step", "--steps 1 --repeats 1 --kernels fast"},
+             {"collect_results", "--prune runs 0"}}) {
+        INFO(program << " " << arguments);
+        const Outcome o = script(folder, "OPENBLAS_CORETYPE='No such kernels' exec " + program_path(program) + " " + arguments, "not_taken");
+        check_one_line_refusal(o, 2, program, "OPENBLAS_CORETYPE is 'No such kernels', which OpenBLAS did not take (a name it "
+                                              "does not know, or kernels this CPU cannot run): it runs its ");
+        CHECK(o.out.empty());
+    }
 }
