@@ -2,7 +2,8 @@
 // foreign file (deep nesting, duplicate names, holes, overlaps, trailing bytes, another task's, heads',
 // lag's, training length's or size's metadata; a huge file judged by its header, never read whole) is
 // one line and exit code 1; and ([roundtrip]) the chapter's PyTorch models load
-// here and ours load there, to the same logits (tests/reference/roundtrip.py, skipped without torch).
+// here and ours load there, to the same logits (tests/reference/roundtrip.py, skipped without torch),
+// and the experiment's run trained in PyTorch (tests/reference/train_reference.py) prints our line.
 // Leaves out the format's rules in-process (tests/test_weights_file.cpp).
 #include "tests/catch.hpp"
 
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "tasks/experiment.hpp"
+#include "tasks/result_line.hpp"
 #include "files/weights_file.hpp"
 #include "tests/helpers.hpp"
 #include "tests/programs.hpp"
@@ -381,4 +383,29 @@ TEST_CASE("roundtrip: the chapter's PyTorch models load here, ours load there, t
     INFO(checked.out << checked.err);
     CHECK(checked.status == 0);
     CHECK_THAT(checked.out, ContainsSubstring("roundtrip: 14 whereami models loaded into the chapter's PyTorch model"));
+}
+
+TEST_CASE("train_reference.py: the experiment's run in PyTorch prints train_position's line, with figures that can be true",
+          "[roundtrip]") {
+    if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+        WARN("train_reference.py skipped: /usr/bin/python3 cannot import torch (Debian package python3-torch)");
+        return;
+    }
+    Folder folder("train_reference");
+    const std::string reference = quoted("/usr/bin/python3") + " " + quoted(source_dir + "/tests/reference/train_reference.py");
+    for (const auto& [task, scheme] : std::vector<std::pair<std::string, std::string>>{{"seen", "rope:1000000"}, {"lag", "alibi:0.0625"}}) {
+        const Outcome o = script(folder, reference + " " + task + " " + scheme + " 1 --steps 3");
+        INFO(o.out << o.err);
+        REQUIRE(o.status == 0);
+        REQUIRE(o.out.size() > 1);
+        const auto line = parse_result_line(o.out.substr(0, o.out.size() - 1));
+        REQUIRE(line.has_value());
+        CHECK(line->task == task);
+        CHECK(line->scheme == scheme);
+        CHECK(line->seed == 1);
+        CHECK(impossible_figures(*line).empty());
+    }
+    const Outcome refused = script(folder, reference + " lag t5 0 --steps 3");
+    CHECK(refused.status != 0);
+    CHECK(holds(refused.err, "scheme must be none, sinusoid, learned, rope[:BASE] or alibi[:SLOPE], got 't5'"));
 }
