@@ -124,9 +124,9 @@ mv_not_whole_number = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(m
 # reached only once the characters passed, so the shell sees none it would act on)
 mv_not_path = $(or $(filter-out 1,$(words $(1))),$(call mv_left,$(1),$(mv_path_characters)),$(filter -%,$(1)),\
   $(call mv_not_path_place,$(shell realpath -m -- '$(1)'),$(shell realpath -m -- '$(CURDIR)')))
-mv_not_path_place = $(or $(filter /,$(1)),$(filter $(1) $(1)/%,$(2)))
+mv_not_path_place = $(or $(filter /,$(1)),$(filter $(1) $(1)/%,$(2)),$(shell [ -e '$(1)' ] && [ ! -d '$(1)' ] && echo not a folder))
 mv_not_numbers = $(or $(if $(strip $(1)),,empty),$(call mv_words_left,$(1),$(mv_digits)))
-mv_path_expected = one folder path with no space: letters, digits and / . _ - + @, not starting with -, not / nor the source tree or a folder that holds it
+mv_path_expected = one folder path with no space: letters, digits and / . _ - + @, not starting with -, not / nor the source tree or a folder that holds it, nor a file
 
 mv_problem_RESULTS = $(call mv_not_path,$(RESULTS))
 mv_expect_RESULTS  = $(mv_path_expected)

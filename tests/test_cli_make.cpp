@@ -168,6 +168,17 @@ TEST_CASE("make: a variable holding shell or make characters, a name the Makefil
         }
     CHECK_FALSE(fs::exists(source_dir + "/runs"));
     CHECK_FALSE(fs::exists(source_dir + "/table.txt"));
+    // A file where the folder belongs: one line naming the variable (it was mkdir's message and make's).
+    write_bytes(folder.file("a_file"), "mine\n");
+    for (const std::string& variable : {"RESULTS", "BUILD"}) {
+        const Outcome o = make_in_source(folder, {"experiment", variable + "=" + folder.file("a_file")});
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == 2);
+        CHECK(o.err_lines() == 1);
+        CHECK(holds(o.err, "*** " + variable + " must be one folder path"));
+        CHECK(holds(o.err, "nor a file, got '" + folder.file("a_file") + "'"));
+        CHECK(read_bytes(folder.file("a_file")) == "mine\n");
+    }
     // make clean removes build/, every build under it; a BUILD elsewhere is the user's folder, left to them.
     const std::string elsewhere = folder.file("my_build");
     const Outcome clean = make_in_source(folder, {"-n", "clean", "BUILD=" + elsewhere});  // -n: build/ stays, whatever happens
