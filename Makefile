@@ -226,11 +226,14 @@ ifneq ($(filter experiment experiment-jobs experiment-collect experiment-extensi
   # A typo never deletes finished work: before anything is pruned ("made with other flags"), each run's
   # flags are checked by train_position itself (--check-flags: every task and scheme the goal runs, so
   # a size one scheme cannot take is found too), and RUN_FLAGS no run could start with (an unknown flag,
-  # a bad value, --name=value) stop make here with the program's line, every result file as it was.
+  # a bad value, --name=value) stop make here with the program's line, every result file as it was;
+  # so does an environment no run could start in (OMP_NUM_THREADS=abc), said as such, not as RUN_FLAGS'.
   # The programs are built first for that (the compiler's output on stderr).
   ifneq ($(filter experiment experiment-jobs experiment-extension,$(MAKECMDGOALS)),)
     run_flags_schemes := $(subst -,:,$(EXPERIMENT_SCHEMES) $(if $(filter experiment-extension,$(MAKECMDGOALS)),t5)) $(MY_SCHEMES)
     RUN_FLAGS_REFUSAL := $(shell $(PARALLEL_MAKE) all 1>&2 || { echo "the programs did not build (the messages above)"; exit 0; }; \
+      line=$$($(BUILD)/train_position lag none 0 --check-flags 2>&1 >/dev/null) || \
+        { echo "$$line; no run can start in this environment, whatever RUN_FLAGS hold, so no result file was removed"; exit 0; }; \
       for t in lag seen; do for s in $(run_flags_schemes); do \
         line=$$($(BUILD)/train_position $$t $$s 0 --check-flags $(RUN_FLAGS) 2>&1 >/dev/null) && continue; \
         echo "$$line; no $$t $$s run can start with RUN_FLAGS='$(RUN_FLAGS)', so no result file was removed"; exit 0; done; done)

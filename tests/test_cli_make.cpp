@@ -252,6 +252,19 @@ TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one lin
             CHECK(holds(o.err, "so no result file was removed"));
             CHECK(files_under(results) == before);
         }
+    // An environment no run can start in is said as such, not blamed on RUN_FLAGS.
+    {
+        const Outcome o = script(folder, "OMP_NUM_THREADS=abc env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C " +
+                                             quoted(source_dir) + " SANITIZE=" + quoted(this_sanitize()) + " experiment RESULTS=" +
+                                             quoted(results) + " SEEDS=0 " + quoted("RUN_FLAGS=" + flags), "environment");
+        INFO("stdout: " << o.out << "\nstderr: " << o.err);
+        CHECK(o.status == 2);
+        CHECK(o.err_lines() == 1);
+        CHECK(holds(o.err, "*** train_position: OMP_NUM_THREADS is 'abc': "));
+        CHECK(holds(o.err, "; no run can start in this environment, whatever RUN_FLAGS hold, so no result file was removed"));
+        CHECK_FALSE(holds(o.err, "RUN_FLAGS='"));
+        CHECK(files_under(results) == before);
+    }
     // Settings make itself refuses, and lengths the extension's collector refuses before its prune.
     struct Refused {
         std::string goal;
