@@ -11,6 +11,9 @@
 #                                   right answer that plugs into the model trained briefly
 # Exit status: 0 for "solved" and "not solved yet", non-zero for a wrong answer or a file that does
 # not compile.
+# EXERCISE_BUILD, the folder of the exercises' objects and programs, is $(BUILD)/exercises; the tests
+# give one of their own, holding a fixture's object (tests/exercises/NAME/CASE.o) as the learner's, to
+# run make's goals on learner code that is not in lessons/exercises/.
 EXERCISE_BUILD := $(BUILD)/exercises
 EXERCISE_NAMES := $(shell sed -n 's/^\([a-z_0-9]*\) |.*/\1/p' lessons/exercises/exercises.list)
 EXERCISE_PROGRAMS := $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/%)
@@ -88,6 +91,9 @@ EXERCISE_TRAIN_SECONDS ?= 900
 # the tests (a step of learner code that never returns is stopped here, not by the program).
 EXERCISE_TRAIN_HARD_SECONDS = $(shell echo $$(( 2 * $(EXERCISE_TRAIN_SECONDS) + 60 )))
 exercise_limits = ulimit -v 4194304;
+# The make that builds the programs while make reads this file: $(shell) passes it no variable given
+# on the command line, so EXERCISE_BUILD, which the tests give, is given again.
+exercise_make = $(MAKE) --no-print-directory -s EXERCISE_BUILD=$(EXERCISE_BUILD)
 ifneq ($(filter exercise exercises exercise-train,$(MAKECMDGOALS)),)
   $(foreach v,EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS,$(if $(filter-out 1,$(words $($(v))))$(call digits_removed,$($(v)))$(if $(subst 0,,$($(v))),,zero),\
     $(error $(v) must be a whole number of seconds above 0, got '$($(v))')))
@@ -96,8 +102,9 @@ endif
 # The board runs while make reads this file, so that a wrong answer ends with one sentence saying
 # so rather than with make's report of a failed command; its output goes to stderr.
 ifneq ($(filter exercises,$(MAKECMDGOALS)),)
-  EXERCISES_STATUS := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain 1>&2 || { echo 1; exit 0; }; \
-                        EXERCISE_SECONDS=$(EXERCISE_SECONDS) sh lessons/exercises/board.sh "$(MAKE)" $(BUILD)/contain $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
+  EXERCISES_STATUS := $(shell $(exercise_make) $(BUILD)/contain 1>&2 || { echo 1; exit 0; }; \
+                        EXERCISE_SECONDS=$(EXERCISE_SECONDS) sh lessons/exercises/board.sh "$(MAKE) EXERCISE_BUILD=$(EXERCISE_BUILD)" \
+                          $(BUILD)/contain $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
   ifneq ($(EXERCISES_STATUS),0)
     $(error exercises: a wrong answer or a file that does not compile, as the board above says; make exits non-zero so a script can tell)
   endif
@@ -124,7 +131,7 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   # The report is kept in $(EXERCISE_BUILD)/NAME.report: a crash's sentence reads what the program
   # printed before it (checker_status.sh).
   EXERCISE_REPORT_FILE := $(EXERCISE_BUILD)/$(EXERCISE).report
-  EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
+  EXERCISE_REPORT := $(shell $(exercise_make) $(BUILD)/contain $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
                        rm -f $(EXERCISE_REPORT_FILE) 2>/dev/null; [ ! -e $(EXERCISE_REPORT_FILE) ] || { echo unwritable; exit 0; }; \
                        report=$$(mktemp $(EXERCISE_REPORT_FILE).XXXXXX 2>/dev/null) || { echo unwritable; exit 0; }; \
                        ( $(exercise_limits) exec $(BUILD)/contain --verdict $$report.verdict $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
@@ -150,7 +157,7 @@ exercise:
 
 ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_TRAINERS)),,$(error make exercise-train: EXERCISE must be one that plugs into the model: $(EXERCISE_TRAINERS)))
-  EXERCISE_TRAINING := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
+  EXERCISE_TRAINING := $(shell $(exercise_make) $(BUILD)/contain $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
                          verdict=$$(mktemp $(EXERCISE_BUILD)/train_$(EXERCISE).verdict.XXXXXX 2>/dev/null) || { echo unwritable; exit 0; }; \
                          ( $(exercise_limits) exec $(BUILD)/contain --verdict $$verdict $(EXERCISE_TRAIN_HARD_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) $(EXERCISE_TRAIN_SECONDS) ) 1>&2; \
                          status=$$?; case $$status in (0|1|10) grep -q '^exercise-train $(EXERCISE): ' $$verdict || status=ended-$$status ;; esac; rm -f $$verdict; echo $$status)
