@@ -14,7 +14,7 @@
 #   EXERCISE           one exercise's name (letters, digits, _)            TASK       lag or seen
 #   SEED a whole number; STEPS 1 to 100000; EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: 1 to 999999999
 #   EXTENSION_LENGTHS  whole numbers separated by spaces, no leading zeros BUILD      as RESULTS
-#   EXERCISE_BUILD     as RESULTS
+#   EXERCISE_CONTAIN   subreaper or empty                                  EXERCISE_BUILD as RESULTS
 #   BENCH_SIZES        bench_step's size flags and values: as RUN_FLAGS     WEB_PORT   0 to 65535 (0: a free port)
 #   RELEASE            trixie or bookworm                                  BENCH_THREADS 1 to 64
 # TAGS is free text for the test program (Catch's test specs): its words reach the program quoted, one
@@ -84,12 +84,13 @@ mv_goals_SEED        := exercise-train
 mv_goals_STEPS       := exercise-train
 mv_goals_EXERCISE_SECONDS       := exercise exercises exercises-selftest
 mv_goals_EXERCISE_TRAIN_SECONDS := exercise-train
+mv_goals_EXERCISE_CONTAIN := exercise exercises exercise-train exercises-selftest test
 mv_goals_EXERCISE_BUILD :=
 mv_goals_FUZZ_SECONDS := fuzz
 mv_goals_FUZZ_MAX_LEN := fuzz
 mv_goals_BUILD       :=
 MAKE_VARIABLES := RESULTS SEEDS JOBS RUN_FLAGS MY_SCHEMES SLURM_FLAGS SCHEDULER EXTENSION_LENGTHS KERNELS TAGS SANITIZE EXERCISE \
-                  TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS EXERCISE_BUILD FUZZ_SECONDS FUZZ_MAX_LEN BUILD BENCH_SIZES \
+                  TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS EXERCISE_CONTAIN EXERCISE_BUILD FUZZ_SECONDS FUZZ_MAX_LEN BUILD BENCH_SIZES \
                   BENCH_THREADS WEB_PORT RELEASE
 
 # mv_checked VAR: non-empty when VAR is to be checked (given on the command line, or taken from the
@@ -118,6 +119,8 @@ mv_problem_BUILD   = $(call mv_not_path,$(BUILD))
 mv_expect_BUILD    = $(mv_path_expected)
 mv_problem_EXERCISE_BUILD = $(call mv_not_path,$(EXERCISE_BUILD))
 mv_expect_EXERCISE_BUILD  = $(mv_path_expected)
+mv_problem_EXERCISE_CONTAIN = $(filter-out subreaper,$(EXERCISE_CONTAIN))
+mv_expect_EXERCISE_CONTAIN  = subreaper (contain's second mode even where its namespaces are allowed), or empty
 mv_problem_SEEDS   = $(or $(call mv_not_numbers,$(SEEDS)),$(filter-out 0,$(filter 0%,$(SEEDS))))
 mv_expect_SEEDS    = one or more non-negative integers separated by spaces, without leading zeros (SEEDS="0 1")
 # (make hands out its -j tokens through a pipe, which holds 65536: past that make waits for ever)

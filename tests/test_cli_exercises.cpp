@@ -2,7 +2,8 @@
 // on an exercise not written yet says so once; the board (board.sh) names a verdict without its line,
 // a child left running, a printed verdict line and a crash by what the program printed; build/contain
 // (programs/contain.cpp) stops what a learner's code left running with /proc alone (no procps), even
-// a process that left the session, and stops at the limit a program that ignores SIGTERM.
+// a process that left the session, and stops at the limit a program that ignores SIGTERM; learner
+// code cannot change the build a later make exercise trusts.
 // Leaves out the checkers' verdicts on their fixtures (lessons/exercises/selftest.sh, make test runs it).
 #include <unistd.h>
 
@@ -189,5 +190,69 @@ TEST_CASE("two make exercise at once, each rebuilding the learner's program, bot
         CHECK(o.out.find(verdict) != o.out.rfind(verdict));
         CHECK_FALSE(holds(o.out, "busy"));
         CHECK_FALSE(holds(o.out, "Error"));
+    }
+}
+
+namespace {
+
+// A folder (`place` in `folder`) standing for make's EXERCISE_BUILD (exercises.mk) in which the
+// learner's object is a fixture's (tests/exercises/NAME/FIXTURE.cpp, built by make test) and the
+// checker's and the training program's objects are the build's: make exercise and make exercise-train,
+// given it, link and run the fixture as they would the learner's own code. The copies are newer than
+// the sources, so make compiles nothing.
+std::string exercise_build_with(const Folder& folder, const std::string& place, const std::string& name, const std::string& fixture) {
+    const fs::path from = fs::path(build_dir) / "exercises", to = folder.path / place;
+    fs::create_directories(to / "check");
+    fs::create_directories(to / "train");
+    fs::copy_file(from / "fixtures" / name / (fixture + ".o"), to / (name + ".o"));
+    fs::copy_file(from / "check" / (name + ".o"), to / "check" / (name + ".o"));
+    if (fs::exists(from / "train" / (name + ".o"))) fs::copy_file(from / "train" / (name + ".o"), to / "train" / (name + ".o"));
+    return to.string();
+}
+
+// contain's modes here, as make's EXERCISE_CONTAIN gives them: its namespaces where the kernel allows
+// them (""), and its subreaper mode always.
+std::vector<std::string> contain_modes(const Folder& folder) {
+    std::vector<std::string> modes = {"subreaper"};
+    const std::string here = script(folder, quoted(build_dir + "/contain") + " --mode").out;
+    if (here == "pid namespace\n")
+        modes.insert(modes.begin(), "");
+    else
+        WARN("contain's namespaces are not allowed here (" << here << "): its subreaper mode alone is tested");
+    return modes;
+}
+
+}  // namespace
+
+TEST_CASE("make exercise: learner code that renames a script over the checker program does not make the next run say solved", "[cli][exercises]") {
+    if (!this_sanitize().empty()) return;  // the learner's build is the plain one, as above
+    // A tester's attack: the learner's code wrote a script that gives "solved" on the verdict's
+    // descriptor and renamed it over build/exercises/rope_rotation; the first make exercise said wrong
+    // answer, and the next (the learner's file unchanged, so nothing linked) ran the script: "solved".
+    Folder folder("exercise_forged_checker");
+    for (const std::string& mode : contain_modes(folder)) {
+        INFO((mode.empty() ? "in contain's namespaces" : "in contain's subreaper mode"));
+        const std::string build = exercise_build_with(folder, "build_" + (mode.empty() ? "namespaces" : mode), "rope_rotation", "forges_the_checker");
+        const fs::path checker = fs::path(build) / "rope_rotation";
+        for (int run = 1; run <= 2; ++run) {
+            INFO("run " << run);
+            const Outcome o = make_in_source(folder, {"exercise", "EXERCISE=rope_rotation", "EXERCISE_BUILD=" + build, "EXERCISE_CONTAIN=" + mode},
+                                             "run" + std::to_string(run) + mode);
+            INFO("stdout: " << o.out << "\nstderr: " << o.err);
+            CHECK(o.status == 2);
+            CHECK(holds(o.err, "rope_rotation: wrong answer"));
+            CHECK_FALSE(holds(o.out + o.err, "rope_rotation: solved"));
+            CHECK(holds(o.err, "forges_the_checker: /tmp: written"));  // the learner's own files have their place
+            if (mode.empty()) {
+                // The checkout and the build folders are read-only to the learner's code: the checker stays.
+                CHECK(holds(o.err, "forges_the_checker: the checker program: not replaced (Read-only file system)"));
+                CHECK(holds(o.err, "forges_the_checker: the checkout: not written (Read-only file system)"));
+                CHECK(read_bytes(checker.string()).rfind("\x7f" "ELF", 0) == 0);
+                CHECK_FALSE(fs::exists(checker.string() + ".fake"));
+            } else {
+                // The attack works, and make links the checker again before the next run.
+                CHECK(holds(o.err, "forges_the_checker: the checker program: replaced"));
+            }
+        }
     }
 }
