@@ -2,8 +2,8 @@
 // the terminal or the disk, change the build that later runs judge, or forge the checker's verdict
 // (make exercise, make exercises, make exercise-train and the exercises' self-test run every
 // learner's program through it).
-//   contain [--verdict FILE] [--output-bytes N] [--read-only DIR]... [--subreaper] SECONDS PROGRAM
-//           [ARGUMENTS...]
+//   contain [--verdict FILE] [--output-bytes N] [--file-bytes N] [--read-only DIR]... [--subreaper]
+//           SECONDS PROGRAM [ARGUMENTS...]
 //   contain [--read-only DIR]... [--subreaper] --mode
 //                      prints how it would contain a program here: "pid namespace" or "subreaper"
 //   (--subreaper: the second way even where the first is allowed, as the tests hold both)
@@ -28,6 +28,9 @@
 //   place, but not an object file or the library changed under it.
 // - Time: at SECONDS the program and every process it started get SIGKILL, which no code can
 //   ignore or block; the exit status is then 124, as timeout's.
+// - Files: no file the program writes grows past --file-bytes N (default 64 MiB; RLIMIT_FSIZE): a
+//   write past it ends the program with SIGXFSZ (exit status 153), so a loop that writes without end
+//   fills no disk.
 // - Output: the program's standard output and error, both through one pipe, are passed on to
 //   standard output up to --output-bytes N (default 1 MiB, far above any checker's report); past that
 //   they are read and dropped, and one line says where the cut was; the checker's verdict (below) is
@@ -50,6 +53,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -278,7 +282,7 @@ bool namespaces_work(const std::vector<std::string>& dirs) {
 }
 
 // No capability for the program, now or after its exec, even run as root or as the root of a user
-// namespace (it could otherwise remount the read-only folders), and none
+// namespace (it could otherwise remount the read-only folders or raise its file-size limit), and none
 // to gain from a set-user-ID program (no_new_privs). Where this process has none, nothing changes.
 void drop_capabilities() {
     for (int capability = 0; capability < 64; ++capability) prctl(PR_CAPBSET_DROP, capability, 0, 0, 0);  // past the last: EINVAL
@@ -316,7 +320,7 @@ std::string verdict_lines(const std::string& text, const std::string& token) {
 
 int usage(const std::string& why) {
     std::fprintf(stderr,
-                 "contain: %s\nusage: contain [--verdict FILE] [--output-bytes N] [--read-only DIR]... [--subreaper] "
+                 "contain: %s\nusage: contain [--verdict FILE] [--output-bytes N] [--file-bytes N] [--read-only DIR]... [--subreaper] "
                  "SECONDS PROGRAM [ARGUMENTS...] (SECONDS and N whole numbers above 0), or contain [--read-only DIR]... "
                  "[--subreaper] --mode\n",
                  why.c_str());
@@ -349,6 +353,7 @@ void say_left(const std::string& name, size_t left) {
 int main(int argc, char** argv) {
     std::string verdict_file;
     long long output_bytes = 1 << 20;
+    long long file_bytes = 64LL << 20;
     std::vector<std::string> read_only;
     bool subreaper_only = false, mode_only = false;
     int i = 1;
@@ -362,9 +367,10 @@ int main(int argc, char** argv) {
         if (i + 1 >= argc) return usage(flag + " needs a value");
         if (flag == "--verdict")
             verdict_file = argv[i + 1];
-        else if (flag == "--output-bytes") {
-            output_bytes = whole_number(argv[i + 1], 1LL << 40);
-            if (output_bytes == 0) return usage("--output-bytes: '" + std::string(argv[i + 1]) + "' is not a whole number above 0");
+        else if (flag == "--output-bytes" || flag == "--file-bytes") {
+            long long& bytes = flag == "--output-bytes" ? output_bytes : file_bytes;
+            bytes = whole_number(argv[i + 1], 1LL << 50);
+            if (bytes == 0) return usage(flag + ": '" + std::string(argv[i + 1]) + "' is not a whole number from 1 to 2^50");
         } else if (flag == "--read-only") {
             // The folder's own path, every link followed: the one the mounts are listed under.
             char* real = realpath(argv[i + 1], nullptr);
@@ -409,11 +415,20 @@ int main(int argc, char** argv) {
 
     // The learner's program: its output to the pipe, the verdict's descriptor and token in its
     // environment, killed if this process dies (the subreaper mode: code that kills its parent), no
-    // capability.
+    // file past file_bytes, no capability.
     const auto start_program = [&]() {
         setpgid(0, 0);  // a group of its own, so a terminal's ^C reaches contain, which stops it all
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (!in_namespace && getppid() != contain_pid) _exit(125);  // contain ended before the signal was set
+        rlimit file_limit{};
+        getrlimit(RLIMIT_FSIZE, &file_limit);  // a lower limit given before (ulimit -f) is kept
+        if (file_limit.rlim_max == RLIM_INFINITY || file_limit.rlim_max > static_cast<rlim_t>(file_bytes))
+            file_limit.rlim_max = static_cast<rlim_t>(file_bytes);
+        file_limit.rlim_cur = file_limit.rlim_max;
+        if (setrlimit(RLIMIT_FSIZE, &file_limit) != 0) {
+            std::fprintf(stderr, "contain: cannot limit the size of a file to %lld bytes (%s)\n", file_bytes, std::strerror(errno));
+            _exit(125);
+        }
         drop_capabilities();
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);

@@ -3,7 +3,7 @@
 // a child left running, a printed verdict line and a crash by what the program printed; build/contain
 // (programs/contain.cpp) stops what a learner's code left running with /proc alone (no procps), even
 // a process that left the session, and stops at the limit a program that ignores SIGTERM; learner
-// code cannot change the build a later make exercise trusts.
+// code cannot change the build a later make exercise trusts, nor write a file past the size limit.
 // Leaves out the checkers' verdicts on their fixtures (lessons/exercises/selftest.sh, make test runs it).
 #include <unistd.h>
 
@@ -254,5 +254,32 @@ TEST_CASE("make exercise: learner code that renames a script over the checker pr
                 CHECK(holds(o.err, "forges_the_checker: the checker program: replaced"));
             }
         }
+    }
+}
+
+TEST_CASE("make exercise: learner code that writes a file without end is stopped at the size limit, and the report says so", "[cli][exercises]") {
+    if (!this_sanitize().empty()) return;  // the learner's build is the plain one, as above
+    Folder folder("exercise_file_limit");
+    // 200 MiB into a temporary file were written within the time limit: no limit on a file's size.
+    const std::string build = exercise_build_with(folder, "build", "topological_order", "endless_writes_a_file");
+    const Outcome o = make_in_source(folder, {"exercise", "EXERCISE=topological_order", "EXERCISE_BUILD=" + build, "EXERCISE_FILE_MIB=1"});
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status == 2);
+    CHECK(holds(o.err, "topological_order: your code wrote a file past the size limit on a file, 1 MiB, so the program was "
+                       "stopped (SIGXFSZ): a loop that writes without end, perhaps (make's EXERCISE_FILE_MIB sets the limit)"));
+    CHECK_FALSE(holds(o.err, "the signal alone does not say why"));
+    // contain itself: the program ends with SIGXFSZ (128 + 25) at --file-bytes, and by default no file
+    // grows past 64 MiB (ulimit -f counts blocks of 512 bytes).
+    const std::string contain = quoted(build_dir + "/contain");
+    const Outcome limited = script(folder, contain + " --file-bytes 1048576 60 " + quoted(build + "/topological_order"), "limited");
+    CHECK(limited.status == 153);
+    const Outcome by_default = script(folder, contain + " 60 sh -c 'ulimit -f'", "default");
+    CHECK(by_default.out == "131072\n");
+    for (const char* bad : {"0", "1x", "-5"}) {
+        INFO("--file-bytes " << bad);
+        const Outcome refused = script(folder, contain + " --file-bytes " + quoted(bad) + " 60 true", "refused");
+        CHECK(refused.status == 125);
+        CHECK(refused.out.empty());
+        CHECK(refused.err.rfind("contain: --file-bytes: '" + std::string(bad) + "' is not a whole number from 1 to 2^50\n", 0) == 0);
     }
 }

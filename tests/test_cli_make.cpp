@@ -87,6 +87,8 @@ TEST_CASE("make: a variable holding shell or make characters is refused in one l
         {"exercise-train", "STEPS", "$(shell " + touch + ")", {"EXERCISE=rope_rotation"}},
         {"exercise", "EXERCISE_SECONDS", "5;" + touch, {"EXERCISE=rope_rotation"}},
         {"exercise-train", "EXERCISE_TRAIN_SECONDS", "5 " + canary, {"EXERCISE=rope_rotation"}},
+        {"exercise", "EXERCISE_FILE_MIB", "64;" + touch, {"EXERCISE=rope_rotation"}},
+        {"exercise", "EXERCISE_FILE_MIB", "0", {"EXERCISE=rope_rotation"}},
         {"exercise", "EXERCISE_CONTAIN", "subreaper;" + touch, {"EXERCISE=rope_rotation"}},
         {"exercise", "EXERCISE_BUILD", results + ";" + touch, {"EXERCISE=rope_rotation"}},
         {"fuzz", "FUZZ_SECONDS", "1;" + touch, {}},

@@ -96,11 +96,14 @@ exercise_limits = ulimit -v 4194304;
 exercise_make = $(MAKE) --no-print-directory -s EXERCISE_BUILD=$(EXERCISE_BUILD)
 # contain's command for the learner's code: where the kernel allows contain's namespaces, the checkout
 # and the build folders are read-only to it (it writes its files in /tmp), so it cannot change the
-# checker, its objects or the library a later run trusts. EXERCISE_CONTAIN=subreaper runs it in
-# contain's second mode even where the first is allowed (the tests hold both).
+# checker, its objects or the library a later run trusts; and no file it writes grows past
+# EXERCISE_FILE_MIB MiB (the programs write none; a loop that writes without end stops there, with
+# SIGXFSZ, which checker_status.sh names). EXERCISE_CONTAIN=subreaper runs it in contain's second
+# mode even where the first is allowed (the tests hold both).
+EXERCISE_FILE_MIB ?= 64
 EXERCISE_CONTAIN ?=
 EXERCISE_CONTAIN_COMMAND = $(BUILD)/contain $(foreach d,$(sort $(abspath $(CURDIR) $(BUILD) $(EXERCISE_BUILD))),--read-only $(d)) \
-  $(if $(EXERCISE_CONTAIN),--subreaper)
+  --file-bytes $(shell echo $$(( $(EXERCISE_FILE_MIB) * 1048576 ))) $(if $(EXERCISE_CONTAIN),--subreaper)
 # In contain's subreaper mode those folders stay writable, and the learner's code could put a program
 # of its own where the checker's is (a script that gives "solved" on the verdict's descriptor), which
 # make would not link again, its objects being older. There, once make has built the program $(2),
@@ -118,7 +121,8 @@ endif
 # so rather than with make's report of a failed command; its output goes to stderr.
 ifneq ($(filter exercises,$(MAKECMDGOALS)),)
   EXERCISES_STATUS := $(shell $(exercise_make) $(BUILD)/contain 1>&2 || { echo 1; exit 0; }; mkdir -p $(EXERCISE_BUILD); \
-                        EXERCISE_SECONDS=$(EXERCISE_SECONDS) sh lessons/exercises/board.sh "$(MAKE) EXERCISE_BUILD=$(EXERCISE_BUILD)" \
+                        EXERCISE_SECONDS=$(EXERCISE_SECONDS) EXERCISE_FILE_MIB=$(EXERCISE_FILE_MIB) \
+                        sh lessons/exercises/board.sh "$(MAKE) EXERCISE_BUILD=$(EXERCISE_BUILD)" \
                           '$(EXERCISE_CONTAIN_COMMAND)' $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
   ifneq ($(EXERCISES_STATUS),0)
     $(error exercises: a wrong answer or a file that does not compile, as the board above says; make exits non-zero so a script can tell)
@@ -165,7 +169,7 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
     $(error $(EXERCISE): a wrong answer, as the report above says; make exits non-zero so a script can tell)
   endif
   ifneq ($(filter-out 0 1 10,$(EXERCISE_REPORT)),)
-    $(error $(shell sh lessons/exercises/checker_status.sh $(EXERCISE) $(EXERCISE_REPORT) $(EXERCISE_SECONDS) $(EXERCISE_REPORT_FILE)))
+    $(error $(shell EXERCISE_FILE_MIB=$(EXERCISE_FILE_MIB) sh lessons/exercises/checker_status.sh $(EXERCISE) $(EXERCISE_REPORT) $(EXERCISE_SECONDS) $(EXERCISE_REPORT_FILE)))
   endif
 endif
 exercise:
@@ -191,7 +195,7 @@ ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
     $(error exercise-train $(EXERCISE): a run was stopped at its time limit, as said above)
   endif
   ifneq ($(filter-out 0 1 2 3 10,$(EXERCISE_TRAINING)),)
-    $(error $(shell sh lessons/exercises/checker_status.sh exercise-train-$(EXERCISE) $(EXERCISE_TRAINING) $(EXERCISE_TRAIN_HARD_SECONDS)))
+    $(error $(shell EXERCISE_FILE_MIB=$(EXERCISE_FILE_MIB) sh lessons/exercises/checker_status.sh exercise-train-$(EXERCISE) $(EXERCISE_TRAINING) $(EXERCISE_TRAIN_HARD_SECONDS)))
   endif
 endif
 exercise-train:

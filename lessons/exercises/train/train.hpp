@@ -103,6 +103,7 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
                             const decltype(wai::RunConfig::custom_position)& yours) {
     wai::prepare_process(argv);  // may start the program again (startup/openblas_startup.hpp): the channel after it
     take_verdict_channel();
+    stop_at_file_limit();
     wai::RunConfig config;
     config.scheme = scheme;
     double limit = 0;  // seconds for each run, 0 for none
