@@ -3,10 +3,12 @@
 // a child left running, a printed verdict line and a crash by what the program printed; build/contain
 // (programs/contain.cpp) stops what a learner's code left running with /proc alone (no procps), even
 // a process that left the session, and stops at the limit a program that ignores SIGTERM; learner
-// code cannot change the build a later make exercise trusts, nor write a file past the size limit.
+// code cannot change the build a later make exercise trusts, nor write a file past the size limit, and
+// make exercise-train ends a step that never returns near each run's limit.
 // Leaves out the checkers' verdicts on their fixtures (lessons/exercises/selftest.sh, make test runs it).
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -282,4 +284,27 @@ TEST_CASE("make exercise: learner code that writes a file without end is stopped
         CHECK(refused.out.empty());
         CHECK(refused.err.rfind("contain: --file-bytes: '" + std::string(bad) + "' is not a whole number from 1 to 2^50\n", 0) == 0);
     }
+}
+
+TEST_CASE("make exercise-train: a step of learner code that never returns ends near each run's limit, which the line names", "[cli][exercises]") {
+    if (!this_sanitize().empty()) return;  // the learner's build is the plain one, as above
+    // With EXERCISE_TRAIN_SECONDS=5 the run ended only at make's hard limit around the program, 2 x 5 +
+    // 60 s (77 s of wall time), saying "more than 70 s": the check of each run's time runs between
+    // steps, and this step never ends.
+    Folder folder("exercise_train_endless_step");
+    const std::string build = exercise_build_with(folder, "build", "rope_rotation", "endless_step");
+    const auto start = std::chrono::steady_clock::now();
+    const Outcome o = make_in_source(folder, {"exercise-train", "EXERCISE=rope_rotation", "EXERCISE_BUILD=" + build,
+                                              "EXERCISE_TRAIN_SECONDS=5", "STEPS=20"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO("stdout: " << o.out << "\nstderr: " << o.err << "\n" << seconds << " s");
+    CHECK(o.status == 2);
+    CHECK(holds(o.err, "  library: lag"));
+    CHECK(holds(o.err, "exercise-train rope_rotation: your run was still in step 1 of 20 after "));
+    CHECK(holds(o.err, " s, past each run's limit (EXERCISE_TRAIN_SECONDS=5) and 10 s more: your code has not returned (a loop "
+                       "that never ends, or a wait, perhaps), so the run was stopped there"));
+    CHECK(holds(o.err, "exercise-train rope_rotation: a run was stopped at its time limit, as said above"));
+    CHECK_FALSE(holds(o.err, "more than 70 s"));
+    // The library's run (about a second), yours to its limit and the grace, make and the link: short of 70 s.
+    CHECK(seconds < 60);
 }

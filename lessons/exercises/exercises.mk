@@ -88,7 +88,8 @@ $(EXERCISE_BUILD)/fixtures/%/train_slow: $(EXERCISE_BUILD)/fixtures/%/slow.o $(E
 EXERCISE_SECONDS ?= 60
 EXERCISE_TRAIN_SECONDS ?= 900
 # exercise-train's hard limit around the program: each run's EXERCISE_TRAIN_SECONDS, and a minute for
-# the tests (a step of learner code that never returns is stopped here, not by the program).
+# the tests. A step of learner code that never returns is stopped by the program's own watch, each
+# run's limit and a grace (train/train.hpp); this limit is for code that stops that watch.
 EXERCISE_TRAIN_HARD_SECONDS = $(shell echo $$(( 2 * $(EXERCISE_TRAIN_SECONDS) + 60 )))
 exercise_limits = ulimit -v 4194304;
 # The make that builds the programs while make reads this file: $(shell) passes it no variable given
