@@ -344,7 +344,7 @@ TEST_FIRST_PART := test_lessons $(if $(SANITIZE),,test_cli_make test_cli_runtime
 test: check-test-deps
 	+@$(PARALLEL_MAKE) test-programs
 	$(if $(TAGS)$(SANITIZE),,+@$(PARALLEL_MAKE) plain-build)
-	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh $(BUILD)/contain $(EXERCISE_BUILD) $(EXERCISE_NAMES))
+	$(if $(TAGS)$(SANITIZE),,@sh lessons/exercises/selftest.sh '$(EXERCISE_CONTAIN_COMMAND)' $(EXERCISE_BUILD) $(EXERCISE_NAMES))
 	$(if $(TAGS),OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} $(TEST_BINARY) $(CATCH_NO_TESTS) $(TAGS),\
 	  @OMP_NUM_THREADS=$${OMP_NUM_THREADS:-2} sh tests/run_parts.sh $(TEST_BINARY) "$(CATCH_NO_TESTS)" \
 	    "$(if $(SANITIZE),~[slow]~[roundtrip])" $(BUILD)/tests/part $(TEST_FIRST_PART))

@@ -12,8 +12,9 @@
 #   MY_SCHEMES         position schemes of your own (mine, rope:500): letters, digits and . : per word
 #   KERNELS            plain, fast or both                                 SCHEDULER  slurm or empty
 #   EXERCISE           one exercise's name (letters, digits, _)            TASK       lag or seen
-#   SEED a whole number; STEPS 1 to 100000; EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, FUZZ_SECONDS, FUZZ_MAX_LEN: 1 to 999999999
+#   SEED a whole number; STEPS 1 to 100000; EXERCISE_SECONDS, EXERCISE_TRAIN_SECONDS, EXERCISE_FILE_MIB, FUZZ_SECONDS, FUZZ_MAX_LEN: 1 to 999999999
 #   EXTENSION_LENGTHS  whole numbers separated by spaces, no leading zeros BUILD      as RESULTS
+#   EXERCISE_CONTAIN   subreaper or empty                                  EXERCISE_BUILD as RESULTS
 #   BENCH_SIZES        bench_step's size flags and values: as RUN_FLAGS     WEB_PORT   0 to 65535 (0: a free port)
 #   RELEASE            trixie or bookworm                                  BENCH_THREADS 1 to 64
 # TAGS is free text for the test program (Catch's test specs): its words reach the program quoted, one
@@ -83,13 +84,17 @@ mv_goals_SEED        := exercise-train
 mv_goals_STEPS       := exercise-train
 mv_goals_EXERCISE_SECONDS       := exercise exercises exercises-selftest
 mv_goals_EXERCISE_TRAIN_SECONDS := exercise-train
+mv_goals_EXERCISE_FILE_MIB      := exercise exercises exercise-train
+mv_goals_EXERCISE_CONTAIN       := exercise exercises exercise-train exercises-selftest test
+mv_goals_EXERCISE_BUILD         :=
 mv_goals_FUZZ_SECONDS := fuzz
 mv_goals_FUZZ_MAX_LEN := fuzz
 mv_goals_BUILD       :=
 mv_goals_WEB_BUILD   :=
 mv_goals_LESSON_PROGRAMS :=
 MAKE_VARIABLES := RESULTS SEEDS JOBS RUN_FLAGS MY_SCHEMES SLURM_FLAGS SCHEDULER EXTENSION_LENGTHS KERNELS TAGS SANITIZE EXERCISE \
-                  TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN BUILD BENCH_SIZES BENCH_THREADS WEB_PORT RELEASE
+                  TASK SEED STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS EXERCISE_FILE_MIB EXERCISE_CONTAIN EXERCISE_BUILD \
+                  FUZZ_SECONDS FUZZ_MAX_LEN BUILD BENCH_SIZES BENCH_THREADS WEB_PORT RELEASE
 
 # A variable given on the top make's command line must be one of these (or one of the compiler's and
 # set-up's below, or LESSON_PROGRAMS and WEB_BUILD, which the tests give): a typo such as SEDS="0 1"
@@ -132,6 +137,10 @@ mv_problem_RESULTS = $(call mv_not_path,$(RESULTS))
 mv_expect_RESULTS  = $(mv_path_expected)
 mv_problem_BUILD   = $(call mv_not_path,$(BUILD))
 mv_expect_BUILD    = $(mv_path_expected)
+mv_problem_EXERCISE_BUILD = $(call mv_not_path,$(EXERCISE_BUILD))
+mv_expect_EXERCISE_BUILD  = $(mv_path_expected)
+mv_problem_EXERCISE_CONTAIN = $(filter-out subreaper,$(EXERCISE_CONTAIN))
+mv_expect_EXERCISE_CONTAIN  = subreaper (contain's second mode even where its namespaces are allowed), or empty
 mv_problem_SEEDS   = $(or $(call mv_not_numbers,$(SEEDS)),$(filter-out 0,$(filter 0%,$(SEEDS))))
 mv_expect_SEEDS    = one or more non-negative integers separated by spaces, without leading zeros (SEEDS="0 1")
 # (make hands out its -j tokens through a pipe, which holds 65536: past that make waits for ever)
@@ -167,7 +176,7 @@ mv_problem_TASK = $(if $(filter 1,$(words $(TASK))),$(filter-out lag seen,$(TASK
 mv_expect_TASK  = lag or seen
 mv_problem_SEED = $(or $(filter-out 1,$(words $(SEED))),$(call mv_left,$(SEED),$(mv_digits)))
 mv_expect_SEED  = a non-negative integer
-$(foreach v,STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS FUZZ_SECONDS FUZZ_MAX_LEN,\
+$(foreach v,STEPS EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS EXERCISE_FILE_MIB FUZZ_SECONDS FUZZ_MAX_LEN,\
   $(eval mv_problem_$(v) = $$(call mv_not_whole_number,$$($(v))))$(eval mv_expect_$(v) = a whole number from 1 to 999999999))
 # STEPS goes to the training programs, which take at most 100000 (tasks/run_checks.hpp's max_steps).
 mv_problem_STEPS = $(or $(call mv_not_whole_number,$(STEPS)),$(shell [ '$(STEPS)' -le 100000 ] || echo too large))

@@ -1,8 +1,11 @@
 // contain: runs a learner's exercise program so that nothing in it can outlive its time limit, flood
-// the terminal or the disk, or forge the checker's verdict (make exercise, make exercises,
-// make exercise-train and the exercises' self-test run every learner's program through it).
-//   contain [--verdict FILE] [--output-bytes N] [--subreaper] SECONDS PROGRAM [ARGUMENTS...]
-//   contain --mode     prints how it would contain a program here: "pid namespace" or "subreaper"
+// the terminal or the disk, change the build that later runs judge, or forge the checker's verdict
+// (make exercise, make exercises, make exercise-train and the exercises' self-test run every
+// learner's program through it).
+//   contain [--verdict FILE] [--output-bytes N] [--file-bytes N] [--read-only DIR]... [--subreaper]
+//           SECONDS PROGRAM [ARGUMENTS...]
+//   contain [--read-only DIR]... [--subreaper] --mode
+//                      prints how it would contain a program here: "pid namespace" or "subreaper"
 //   (--subreaper: the second way even where the first is allowed, as the tests hold both)
 // - Processes: where the kernel allows it (root, or a user namespace of the user's own), the program
 //   runs in a PID namespace of its own, under a small init that waits for it: nothing in it can see
@@ -13,12 +16,25 @@
 //   starts (prctl PR_SET_CHILD_SUBREAPER) and kills its descendants, found through /proc alone (no
 //   procps), round after round until it has no child at all; the program dies with it (parent-death
 //   signal) if its code kills it. Either way one line on standard error says how many were left.
+// - The build: in the PID namespace's mode the program also runs in a mount namespace of its own,
+//   where each --read-only DIR (make's goals give the checkout and the build folders) and everything
+//   mounted below it is read-only, and /proc shows the namespace's processes alone; and it holds no
+//   capability, in either mode, and gains none from a set-user-ID program. So nothing it does changes
+//   the checker program, its objects or the library a later run links and trusts (a script renamed
+//   over the checker, say), not even through another process's /proc entry; /tmp and every other
+//   folder stay as writable as they were. That mode is chosen only where all of it works (tried
+//   first in a child). The subreaper mode cannot do this: there DIR stays writable, so make's goals
+//   link the checker program again before each run (exercises.mk), which undoes a program put in its
+//   place, but not an object file or the library changed under it.
 // - Time: at SECONDS the program and every process it started get SIGKILL, which no code can
 //   ignore or block; the exit status is then 124, as timeout's.
+// - Files: no file the program writes grows past --file-bytes N (default 64 MiB; RLIMIT_FSIZE): a
+//   write past it ends the program with SIGXFSZ (exit status 153), so a loop that writes without end
+//   fills no disk.
 // - Output: the program's standard output and error, both through one pipe, are passed on to
-//   standard output up to N bytes (default 1 MiB, far above any checker's report); past that they are
-//   read and dropped, and one line says where the cut was; the checker's verdict (below) is then
-//   printed again at the end, since its own line was among what was dropped.
+//   standard output up to --output-bytes N (default 1 MiB, far above any checker's report); past that
+//   they are read and dropped, and one line says where the cut was; the checker's verdict (below) is
+//   then printed again at the end, since its own line was among what was dropped.
 // - Verdict: with --verdict, the program finds a pipe's descriptor in WAI_VERDICT_FD and a random
 //   token in WAI_VERDICT_TOKEN; the lines the checker writes there beginning with the token (its
 //   verdict line, exercise.hpp) are written to FILE without it at the end, and nothing else: what the
@@ -31,10 +47,16 @@
 // mode, code that stops this program (SIGSTOP to its parent) stops the run with it.
 #include <dirent.h>
 #include <fcntl.h>
+#include <linux/capability.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -172,13 +194,103 @@ bool enter_pid_namespace() {
     return true;
 }
 
-// "pid namespace" or "subreaper", asked of a child, so that this process is left as it was.
-const char* mode_here() {
+// A mount point's path as /proc/self/mountinfo writes it, each blank and backslash as \040 \011 \012
+// \134, read back.
+std::string unescaped(const std::string& text) {
+    std::string plain;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text[i] == '\\' && i + 3 < text.size()) {
+            plain += static_cast<char>(std::strtol(text.substr(i + 1, 3).c_str(), nullptr, 8));
+            i += 3;
+        } else {
+            plain += text[i];
+        }
+    }
+    return plain;
+}
+
+// The mount points at `dir` or below it, from /proc/self/mountinfo ("ID PARENT MAJOR:MINOR ROOT POINT ...").
+std::vector<std::string> mounts_at_or_below(const std::string& dir) {
+    std::ifstream info("/proc/self/mountinfo");
+    std::vector<std::string> found;
+    std::string line;
+    while (std::getline(info, line)) {
+        std::istringstream fields(line);
+        std::string id, parent, device, root, point;
+        if (!(fields >> id >> parent >> device >> root >> point)) continue;
+        point = unescaped(point);
+        if (dir == "/" || point == dir || point.rfind(dir + "/", 0) == 0) found.push_back(point);
+    }
+    return found;
+}
+
+// The flags of the mount at `path` that a read-only remount must keep: in a user namespace the kernel
+// refuses (EPERM) a remount that would clear one the mount had (nosuid, nodev, noexec, the atime ones).
+unsigned long kept_flags(const char* path) {
+    struct statvfs about {};
+    if (statvfs(path, &about) != 0) return 0;
+    unsigned long flags = 0;
+    if (about.f_flag & ST_NOSUID) flags |= MS_NOSUID;
+    if (about.f_flag & ST_NODEV) flags |= MS_NODEV;
+    if (about.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
+    if (about.f_flag & ST_NOATIME) flags |= MS_NOATIME;
+    if (about.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
+    if (about.f_flag & ST_RELATIME) flags |= MS_RELATIME;
+    return flags;
+}
+
+// Run by the PID namespace's init before it starts the program: a mount namespace of its own, where
+// each of `dirs` and everything mounted below it is bound onto itself read-only, and a /proc of this
+// PID namespace (the machine's would show the processes outside, and through /proc/PID/cwd or
+// /proc/PID/root of one of the user's own, the folders as writable as they are there). Empty when
+// done, else what failed.
+std::string contain_mounts(const std::vector<std::string>& dirs) {
+    const auto failed = [](const std::string& what) { return what + " (" + std::strerror(errno) + ")"; };
+    if (unshare(CLONE_NEWNS) != 0) return failed("a mount namespace");
+    // Private: nothing mounted here reaches the machine's namespace, as it would from root's.
+    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return failed("the mounts made private");
+    for (const std::string& dir : dirs) {
+        if (mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return failed(dir + " bound onto itself");
+        for (const std::string& point : mounts_at_or_below(dir))
+            if (mount(nullptr, point.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | kept_flags(point.c_str()), nullptr) != 0)
+                return failed(point + " made read-only");
+    }
+    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) return failed("a /proc of its own");
+    // The working folder is taken again by its path: as it was, it is the folder under the mounts,
+    // where a relative path (build/exercises/NAME) would still reach the writable files.
+    char* here = getcwd(nullptr, 0);
+    const bool moved = here == nullptr || chdir(here) == 0;
+    std::free(here);
+    if (!moved) return failed("the working folder taken again");
+    return "";
+}
+
+// Whether the PID namespace's mode works here, with `dirs` read-only, tried in a child so that this
+// process is left as it was: the namespaces, the mounts, the /proc.
+bool namespaces_work(const std::vector<std::string>& dirs) {
     const pid_t probe = fork();
-    if (probe == 0) _exit(enter_pid_namespace() ? 0 : 1);
+    if (probe == 0) {
+        if (!enter_pid_namespace()) _exit(1);
+        const pid_t init = fork();
+        if (init == 0) _exit(contain_mounts(dirs).empty() ? 0 : 1);
+        int status = 1;
+        _exit(init > 0 && waitpid(init, &status, 0) == init && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1);
+    }
     int status = 1;
     if (probe > 0) waitpid(probe, &status, 0);
-    return probe > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "pid namespace" : "subreaper";
+    return probe > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+// No capability for the program, now or after its exec, even run as root or as the root of a user
+// namespace (it could otherwise remount the read-only folders or raise its file-size limit), and none
+// to gain from a set-user-ID program (no_new_privs). Where this process has none, nothing changes.
+void drop_capabilities() {
+    for (int capability = 0; capability < 64; ++capability) prctl(PR_CAPBSET_DROP, capability, 0, 0, 0);  // past the last: EINVAL
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
+    __user_cap_data_struct none[2] = {};
+    syscall(SYS_capset, &header, none);
+    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
 // 16 random hex digits (the kernel's random source, or the clock and pid where it cannot be read).
@@ -208,8 +320,9 @@ std::string verdict_lines(const std::string& text, const std::string& token) {
 
 int usage(const std::string& why) {
     std::fprintf(stderr,
-                 "contain: %s\nusage: contain [--verdict FILE] [--output-bytes N] [--subreaper] SECONDS PROGRAM [ARGUMENTS...] "
-                 "(SECONDS and N whole numbers above 0), or contain --mode\n",
+                 "contain: %s\nusage: contain [--verdict FILE] [--output-bytes N] [--file-bytes N] [--read-only DIR]... [--subreaper] "
+                 "SECONDS PROGRAM [ARGUMENTS...] (SECONDS and N whole numbers above 0), or contain [--read-only DIR]... "
+                 "[--subreaper] --mode\n",
                  why.c_str());
     return 125;
 }
@@ -238,29 +351,41 @@ void say_left(const std::string& name, size_t left) {
 }  // namespace
 
 int main(int argc, char** argv) {
-    if (argc == 2 && std::string(argv[1]) == "--mode") {
-        std::printf("%s\n", mode_here());
-        return 0;
-    }
     std::string verdict_file;
     long long output_bytes = 1 << 20;
-    bool subreaper_only = false;
+    long long file_bytes = 64LL << 20;
+    std::vector<std::string> read_only;
+    bool subreaper_only = false, mode_only = false;
     int i = 1;
     for (; i < argc && std::strncmp(argv[i], "--", 2) == 0; i += 2) {
         const std::string flag = argv[i];
-        if (flag == "--subreaper") {
-            subreaper_only = true;
+        if (flag == "--subreaper" || flag == "--mode") {
+            (flag == "--mode" ? mode_only : subreaper_only) = true;
             --i;
             continue;
         }
         if (i + 1 >= argc) return usage(flag + " needs a value");
         if (flag == "--verdict")
             verdict_file = argv[i + 1];
-        else if (flag == "--output-bytes") {
-            output_bytes = whole_number(argv[i + 1], 1LL << 40);
-            if (output_bytes == 0) return usage("--output-bytes: '" + std::string(argv[i + 1]) + "' is not a whole number above 0");
+        else if (flag == "--output-bytes" || flag == "--file-bytes") {
+            long long& bytes = flag == "--output-bytes" ? output_bytes : file_bytes;
+            bytes = whole_number(argv[i + 1], 1LL << 50);
+            if (bytes == 0) return usage(flag + ": '" + std::string(argv[i + 1]) + "' is not a whole number from 1 to 2^50");
+        } else if (flag == "--read-only") {
+            // The folder's own path, every link followed: the one the mounts are listed under.
+            char* real = realpath(argv[i + 1], nullptr);
+            struct stat about {};
+            const bool folder = real != nullptr && stat(real, &about) == 0 && S_ISDIR(about.st_mode);
+            if (folder) read_only.push_back(real);
+            std::free(real);
+            if (!folder) return usage("--read-only: '" + std::string(argv[i + 1]) + "' is not a folder");
         } else
             return usage("unknown flag '" + flag + "'");
+    }
+    if (mode_only) {
+        if (i < argc) return usage("--mode takes no SECONDS nor PROGRAM");
+        std::printf("%s\n", !subreaper_only && namespaces_work(read_only) ? "pid namespace" : "subreaper");
+        return 0;
     }
     if (argc - i < 2) return usage("expected SECONDS and PROGRAM");
     const long long seconds = whole_number(argv[i], 999999999);
@@ -286,14 +411,25 @@ int main(int argc, char** argv) {
     sigaction(SIGTERM, &action, nullptr);
     signal(SIGPIPE, SIG_IGN);
     const pid_t contain_pid = getpid();
-    const bool in_namespace = !subreaper_only && enter_pid_namespace();
+    const bool in_namespace = !subreaper_only && namespaces_work(read_only) && enter_pid_namespace();
 
     // The learner's program: its output to the pipe, the verdict's descriptor and token in its
-    // environment, killed if this process dies (the subreaper mode: code that kills its parent).
+    // environment, killed if this process dies (the subreaper mode: code that kills its parent), no
+    // file past file_bytes, no capability.
     const auto start_program = [&]() {
         setpgid(0, 0);  // a group of its own, so a terminal's ^C reaches contain, which stops it all
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (!in_namespace && getppid() != contain_pid) _exit(125);  // contain ended before the signal was set
+        rlimit file_limit{};
+        getrlimit(RLIMIT_FSIZE, &file_limit);  // a lower limit given before (ulimit -f) is kept
+        if (file_limit.rlim_max == RLIM_INFINITY || file_limit.rlim_max > static_cast<rlim_t>(file_bytes))
+            file_limit.rlim_max = static_cast<rlim_t>(file_bytes);
+        file_limit.rlim_cur = file_limit.rlim_max;
+        if (setrlimit(RLIMIT_FSIZE, &file_limit) != 0) {
+            std::fprintf(stderr, "contain: cannot limit the size of a file to %lld bytes (%s)\n", file_bytes, std::strerror(errno));
+            _exit(125);
+        }
+        drop_capabilities();
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
         signal(SIGPIPE, SIG_DFL);
@@ -325,6 +461,11 @@ int main(int argc, char** argv) {
         // kill of its parent) reaches an init only through a handler, and it has none.
         signal(SIGINT, SIG_IGN);
         signal(SIGTERM, SIG_IGN);
+        const std::string unmounted = contain_mounts(read_only);
+        if (!unmounted.empty()) {
+            std::fprintf(stderr, "contain: cannot set up the program's view of the folders: %s\n", unmounted.c_str());
+            _exit(125);
+        }
         const pid_t learner = fork();
         if (learner < 0) _exit(125);
         if (learner == 0) start_program();

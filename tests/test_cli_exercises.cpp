@@ -2,10 +2,13 @@
 // on an exercise not written yet says so once; the board (board.sh) names a verdict without its line,
 // a child left running, a printed verdict line and a crash by what the program printed; build/contain
 // (programs/contain.cpp) stops what a learner's code left running with /proc alone (no procps), even
-// a process that left the session, and stops at the limit a program that ignores SIGTERM.
+// a process that left the session, and stops at the limit a program that ignores SIGTERM; learner
+// code cannot change the build a later make exercise trusts, nor write a file past the size limit, and
+// make exercise-train ends a step that never returns near each run's limit.
 // Leaves out the checkers' verdicts on their fixtures (lessons/exercises/selftest.sh, make test runs it).
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -190,4 +193,118 @@ TEST_CASE("two make exercise at once, each rebuilding the learner's program, bot
         CHECK_FALSE(holds(o.out, "busy"));
         CHECK_FALSE(holds(o.out, "Error"));
     }
+}
+
+namespace {
+
+// A folder (`place` in `folder`) standing for make's EXERCISE_BUILD (exercises.mk) in which the
+// learner's object is a fixture's (tests/exercises/NAME/FIXTURE.cpp, built by make test) and the
+// checker's and the training program's objects are the build's: make exercise and make exercise-train,
+// given it, link and run the fixture as they would the learner's own code. The copies are newer than
+// the sources, so make compiles nothing.
+std::string exercise_build_with(const Folder& folder, const std::string& place, const std::string& name, const std::string& fixture) {
+    const fs::path from = fs::path(build_dir) / "exercises", to = folder.path / place;
+    fs::create_directories(to / "check");
+    fs::create_directories(to / "train");
+    fs::copy_file(from / "fixtures" / name / (fixture + ".o"), to / (name + ".o"));
+    fs::copy_file(from / "check" / (name + ".o"), to / "check" / (name + ".o"));
+    if (fs::exists(from / "train" / (name + ".o"))) fs::copy_file(from / "train" / (name + ".o"), to / "train" / (name + ".o"));
+    return to.string();
+}
+
+// contain's modes here, as make's EXERCISE_CONTAIN gives them: its namespaces where the kernel allows
+// them (""), and its subreaper mode always.
+std::vector<std::string> contain_modes(const Folder& folder) {
+    std::vector<std::string> modes = {"subreaper"};
+    const std::string here = script(folder, quoted(build_dir + "/contain") + " --mode").out;
+    if (here == "pid namespace\n")
+        modes.insert(modes.begin(), "");
+    else
+        WARN("contain's namespaces are not allowed here (" << here << "): its subreaper mode alone is tested");
+    return modes;
+}
+
+}  // namespace
+
+TEST_CASE("make exercise: learner code that renames a script over the checker program does not make the next run say solved", "[cli][exercises]") {
+    if (!this_sanitize().empty()) return;  // the learner's build is the plain one, as above
+    // A tester's attack: the learner's code wrote a script that gives "solved" on the verdict's
+    // descriptor and renamed it over build/exercises/rope_rotation; the first make exercise said wrong
+    // answer, and the next (the learner's file unchanged, so nothing linked) ran the script: "solved".
+    Folder folder("exercise_forged_checker");
+    for (const std::string& mode : contain_modes(folder)) {
+        INFO((mode.empty() ? "in contain's namespaces" : "in contain's subreaper mode"));
+        const std::string build = exercise_build_with(folder, "build_" + (mode.empty() ? "namespaces" : mode), "rope_rotation", "forges_the_checker");
+        const fs::path checker = fs::path(build) / "rope_rotation";
+        for (int run = 1; run <= 2; ++run) {
+            INFO("run " << run);
+            const Outcome o = make_in_source(folder, {"exercise", "EXERCISE=rope_rotation", "EXERCISE_BUILD=" + build, "EXERCISE_CONTAIN=" + mode},
+                                             "run" + std::to_string(run) + mode);
+            INFO("stdout: " << o.out << "\nstderr: " << o.err);
+            CHECK(o.status == 2);
+            CHECK(holds(o.err, "rope_rotation: wrong answer"));
+            CHECK_FALSE(holds(o.out + o.err, "rope_rotation: solved"));
+            CHECK(holds(o.err, "forges_the_checker: /tmp: written"));  // the learner's own files have their place
+            if (mode.empty()) {
+                // The checkout and the build folders are read-only to the learner's code: the checker stays.
+                CHECK(holds(o.err, "forges_the_checker: the checker program: not replaced (Read-only file system)"));
+                CHECK(holds(o.err, "forges_the_checker: the checkout: not written (Read-only file system)"));
+                CHECK(read_bytes(checker.string()).rfind("\x7f" "ELF", 0) == 0);
+                CHECK_FALSE(fs::exists(checker.string() + ".fake"));
+            } else {
+                // The attack works, and make links the checker again before the next run.
+                CHECK(holds(o.err, "forges_the_checker: the checker program: replaced"));
+            }
+        }
+    }
+}
+
+TEST_CASE("make exercise: learner code that writes a file without end is stopped at the size limit, and the report says so", "[cli][exercises]") {
+    if (!this_sanitize().empty()) return;  // the learner's build is the plain one, as above
+    Folder folder("exercise_file_limit");
+    // 200 MiB into a temporary file were written within the time limit: no limit on a file's size.
+    const std::string build = exercise_build_with(folder, "build", "topological_order", "endless_writes_a_file");
+    const Outcome o = make_in_source(folder, {"exercise", "EXERCISE=topological_order", "EXERCISE_BUILD=" + build, "EXERCISE_FILE_MIB=1"});
+    INFO("stdout: " << o.out << "\nstderr: " << o.err);
+    CHECK(o.status == 2);
+    CHECK(holds(o.err, "topological_order: your code wrote a file past the size limit on a file, 1 MiB, so the program was "
+                       "stopped (SIGXFSZ): a loop that writes without end, perhaps (make's EXERCISE_FILE_MIB sets the limit)"));
+    CHECK_FALSE(holds(o.err, "the signal alone does not say why"));
+    // contain itself: the program ends with SIGXFSZ (128 + 25) at --file-bytes, and by default no file
+    // grows past 64 MiB (ulimit -f counts blocks of 512 bytes).
+    const std::string contain = quoted(build_dir + "/contain");
+    const Outcome limited = script(folder, contain + " --file-bytes 1048576 60 " + quoted(build + "/topological_order"), "limited");
+    CHECK(limited.status == 153);
+    const Outcome by_default = script(folder, contain + " 60 sh -c 'ulimit -f'", "default");
+    CHECK(by_default.out == "131072\n");
+    for (const char* bad : {"0", "1x", "-5"}) {
+        INFO("--file-bytes " << bad);
+        const Outcome refused = script(folder, contain + " --file-bytes " + quoted(bad) + " 60 true", "refused");
+        CHECK(refused.status == 125);
+        CHECK(refused.out.empty());
+        CHECK(refused.err.rfind("contain: --file-bytes: '" + std::string(bad) + "' is not a whole number from 1 to 2^50\n", 0) == 0);
+    }
+}
+
+TEST_CASE("make exercise-train: a step of learner code that never returns ends near each run's limit, which the line names", "[cli][exercises]") {
+    if (!this_sanitize().empty()) return;  // the learner's build is the plain one, as above
+    // With EXERCISE_TRAIN_SECONDS=5 the run ended only at make's hard limit around the program, 2 x 5 +
+    // 60 s (77 s of wall time), saying "more than 70 s": the check of each run's time runs between
+    // steps, and this step never ends.
+    Folder folder("exercise_train_endless_step");
+    const std::string build = exercise_build_with(folder, "build", "rope_rotation", "endless_step");
+    const auto start = std::chrono::steady_clock::now();
+    const Outcome o = make_in_source(folder, {"exercise-train", "EXERCISE=rope_rotation", "EXERCISE_BUILD=" + build,
+                                              "EXERCISE_TRAIN_SECONDS=5", "STEPS=20"});
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    INFO("stdout: " << o.out << "\nstderr: " << o.err << "\n" << seconds << " s");
+    CHECK(o.status == 2);
+    CHECK(holds(o.err, "  library: lag"));
+    CHECK(holds(o.err, "exercise-train rope_rotation: your run was still in step 1 of 20 after "));
+    CHECK(holds(o.err, " s, past each run's limit (EXERCISE_TRAIN_SECONDS=5) and 10 s more: your code has not returned (a loop "
+                       "that never ends, or a wait, perhaps), so the run was stopped there"));
+    CHECK(holds(o.err, "exercise-train rope_rotation: a run was stopped at its time limit, as said above"));
+    CHECK_FALSE(holds(o.err, "more than 70 s"));
+    // The library's run (about a second), yours to its limit and the grace, make and the link: short of 70 s.
+    CHECK(seconds < 60);
 }

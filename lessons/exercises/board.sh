@@ -1,7 +1,8 @@
 #!/bin/sh
 # make exercises: the progress board. Builds and checks every exercise in order, one line each, then
 # "k of N solved" and the one to do next.
-#   board.sh MAKE CONTAIN BUILD_DIR NAME...   (CONTAIN: build/contain, programs/contain.cpp)
+#   board.sh MAKE CONTAIN BUILD_DIR NAME...   (CONTAIN: build/contain, programs/contain.cpp, and its
+#                                              flags, one word each: exercises.mk's EXERCISE_CONTAIN_COMMAND)
 # Exit status: 0 when every exercise is solved or not solved yet; 1 when one has a wrong answer or
 # does not compile (its line gives the checker's reason, or the compiler's first error), runs past
 # the time limit (EXERCISE_SECONDS, 60) or stops the program.
@@ -10,10 +11,17 @@ set -u
 make_command=$1 contain=$2 build=$3
 shift 3
 total=$# solved=0 bad=0 next="" next_bad=""
+# In contain's subreaper mode the build folder stays writable to the learner's code, which could put a
+# program of its own where a checker's is: each checker, once built, is then linked again before it
+# runs (a second make, told its learner's object is new), as make exercise does (exercises.mk's
+# exercise_relink).
+relink=false
+$contain --mode 2>/dev/null | grep -q '^subreaper' && relink=true
 echo "exercises: building and checking $total exercises (lessons/README.md ties each to its lesson)"
 for name in "$@"; do
     log=$(mktemp)
-    if ! $make_command --no-print-directory -s "$build/$name" >"$log" 2>&1; then
+    if ! { $make_command --no-print-directory -s "$build/$name" &&
+           { ! $relink || $make_command --no-print-directory -s -W "$build/$name.o" "$build/$name"; }; } >"$log" 2>&1; then
         first_error=$(grep -m 1 -E "error:|Error " "$log" || tail -n 1 "$log")
         echo "  [does not compile] $name: $first_error"
         bad=$((bad + 1))
@@ -23,7 +31,7 @@ for name in "$@"; do
     fi
     rm -f "$log"
     verdict_file=$(mktemp)
-    output=$(ulimit -v 4194304; "$contain" --verdict "$verdict_file" "${EXERCISE_SECONDS:-60}" "$build/$name" --brief 2>&1)
+    output=$(ulimit -v 4194304; $contain --verdict "$verdict_file" "${EXERCISE_SECONDS:-60}" "$build/$name" --brief 2>&1)
     status=$?
     # The verdict is the line the checker wrote to contain's verdict descriptor, never a line of the
     # output, which the learner's code can print too.

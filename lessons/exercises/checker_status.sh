@@ -3,6 +3,8 @@
 # solved yet, 1 wrong answer): the learner's code ran too long or stopped the program.
 #   checker_status.sh NAME STATUS SECONDS [OUTPUT]   (SECONDS: the time limit it ran under; OUTPUT: a
 #                                                      file holding what the program printed, or /dev/stdin)
+# EXERCISE_FILE_MIB in the environment: the size limit on a file it ran under (exercises.mk's, 64 MiB
+# unless given, as contain's own --file-bytes).
 # STATUS ended-N: the program exited with N, a verdict's status, but printed no verdict line.
 # A signal alone does not say which line of the learner's code caused it, nor why: the sentence
 # names a cause only when the program's own output shows it (a failed assertion's line, the C
@@ -39,6 +41,7 @@ case $status in
          else
              echo "$name: your code stopped the program with SIGABRT (abort); the signal alone does not say why: look for a reason printed just above it (a failed assertion's line, the C library's report of a corrupted heap)"
          fi ;;
+    153) echo "$name: your code wrote a file past the size limit on a file, ${EXERCISE_FILE_MIB:-64} MiB, so the program was stopped (SIGXFSZ): a loop that writes without end, perhaps (make's EXERCISE_FILE_MIB sets the limit)" ;;
     136) echo "$name: your code stopped the program with an arithmetic error (SIGFPE), which on x86-64 an integer division or remainder by zero raises (or the smallest integer divided by -1); a float division by zero gives inf, not this" ;;
     139) echo "$name: your code stopped the program with a bad memory access (SIGSEGV): it read or wrote memory the program does not own, or needed more stack than it has; $unknown" ;;
     *) if [ "$status" -gt 128 ] 2>/dev/null; then

@@ -14,6 +14,7 @@
 // Leaves out the exercises themselves: lessons/exercises/NAME.hpp and NAME.cpp, check/NAME.cpp.
 #pragma once
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -189,6 +190,13 @@ inline VerdictChannel& verdict_channel() {
     static VerdictChannel channel;
     return channel;
 }
+// A file the learner's code writes past the size limit make's goals set (contain's --file-bytes) ends
+// the program with SIGXFSZ, which make names in a sentence (checker_status.sh). The programs' start-up
+// ignores that signal (startup/output_check.hpp), so that a write to standard output past `ulimit -f`
+// fails with a line; but then the learner's writes past the limit would fail unseen, the loop that
+// makes them running on. Under make, standard output is contain's pipe, which the limit never reaches.
+inline void stop_at_file_limit() { std::signal(SIGXFSZ, SIG_DFL); }
+
 inline void take_verdict_channel() {
     const char* fd_text = std::getenv("WAI_VERDICT_FD");
     const char* token = std::getenv("WAI_VERDICT_TOKEN");
@@ -241,6 +249,7 @@ struct Exercise {
 inline int run(int argc, char** argv, const Exercise& e, const std::function<void(Checker&)>& check) {
     wai::prepare_process(argv);  // may start the program again (startup/openblas_startup.hpp): the channel after it
     take_verdict_channel();
+    stop_at_file_limit();
     bool brief = false;
     for (int i = 1; i < argc; ++i) {
         if (std::string(argv[i]) == "--brief" && !brief) {

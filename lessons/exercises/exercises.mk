@@ -11,6 +11,9 @@
 #                                   right answer that plugs into the model trained briefly
 # Exit status: 0 for "solved" and "not solved yet", non-zero for a wrong answer or a file that does
 # not compile.
+# EXERCISE_BUILD, the folder of the exercises' objects and programs, is $(BUILD)/exercises; the tests
+# give one of their own, holding a fixture's object (tests/exercises/NAME/CASE.o) as the learner's, to
+# run make's goals on learner code that is not in lessons/exercises/.
 EXERCISE_BUILD := $(BUILD)/exercises
 EXERCISE_NAMES := $(shell sed -n 's/^\([a-z_0-9]*\) |.*/\1/p' lessons/exercises/exercises.list)
 EXERCISE_PROGRAMS := $(EXERCISE_NAMES:%=$(EXERCISE_BUILD)/%)
@@ -85,9 +88,31 @@ $(EXERCISE_BUILD)/fixtures/%/train_slow: $(EXERCISE_BUILD)/fixtures/%/slow.o $(E
 EXERCISE_SECONDS ?= 60
 EXERCISE_TRAIN_SECONDS ?= 900
 # exercise-train's hard limit around the program: each run's EXERCISE_TRAIN_SECONDS, and a minute for
-# the tests (a step of learner code that never returns is stopped here, not by the program).
+# the tests. A step of learner code that never returns is stopped by the program's own watch, each
+# run's limit and a grace (train/train.hpp); this limit is for code that stops that watch.
 EXERCISE_TRAIN_HARD_SECONDS = $(shell echo $$(( 2 * $(EXERCISE_TRAIN_SECONDS) + 60 )))
 exercise_limits = ulimit -v 4194304;
+# The make that builds the programs while make reads this file: $(shell) passes it no variable given
+# on the command line, so EXERCISE_BUILD, which the tests give, is given again.
+exercise_make = $(MAKE) --no-print-directory -s EXERCISE_BUILD=$(EXERCISE_BUILD)
+# contain's command for the learner's code: where the kernel allows contain's namespaces, the checkout
+# and the build folders are read-only to it (it writes its files in /tmp), so it cannot change the
+# checker, its objects or the library a later run trusts; and no file it writes grows past
+# EXERCISE_FILE_MIB MiB (the programs write none; a loop that writes without end stops there, with
+# SIGXFSZ, which checker_status.sh names). EXERCISE_CONTAIN=subreaper runs it in contain's second
+# mode even where the first is allowed (the tests hold both).
+EXERCISE_FILE_MIB ?= 64
+EXERCISE_CONTAIN ?=
+EXERCISE_CONTAIN_COMMAND = $(BUILD)/contain $(foreach d,$(sort $(abspath $(CURDIR) $(BUILD) $(EXERCISE_BUILD))),--read-only $(d)) \
+  --file-bytes $(shell echo $$(( $(EXERCISE_FILE_MIB) * 1048576 ))) $(if $(EXERCISE_CONTAIN),--subreaper)
+# In contain's subreaper mode those folders stay writable, and the learner's code could put a program
+# of its own where the checker's is (a script that gives "solved" on the verdict's descriptor), which
+# make would not link again, its objects being older. There, once make has built the program $(2),
+# a second make is told that the learner's object $(1) is new (-W), so that the checker is linked
+# from its objects before each run. (Not in the first make: it would then not compile a learner's
+# file edited since. An object file or the library changed under it would still be used: only the
+# namespaces' read-only folders keep those; contain's header says so.)
+exercise_relink = { $(EXERCISE_CONTAIN_COMMAND) --mode | grep -q '^subreaper' || exit 0; $(exercise_make) -W $(1) $(2) 1>&2; }
 ifneq ($(filter exercise exercises exercise-train,$(MAKECMDGOALS)),)
   $(foreach v,EXERCISE_SECONDS EXERCISE_TRAIN_SECONDS,$(if $(filter-out 1,$(words $($(v))))$(call digits_removed,$($(v)))$(if $(subst 0,,$($(v))),,zero),\
     $(error $(v) must be a whole number of seconds above 0, got '$($(v))')))
@@ -96,8 +121,10 @@ endif
 # The board runs while make reads this file, so that a wrong answer ends with one sentence saying
 # so rather than with make's report of a failed command; its output goes to stderr.
 ifneq ($(filter exercises,$(MAKECMDGOALS)),)
-  EXERCISES_STATUS := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain 1>&2 || { echo 1; exit 0; }; \
-                        EXERCISE_SECONDS=$(EXERCISE_SECONDS) sh lessons/exercises/board.sh "$(MAKE)" $(BUILD)/contain $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
+  EXERCISES_STATUS := $(shell $(exercise_make) $(BUILD)/contain 1>&2 || { echo 1; exit 0; }; mkdir -p $(EXERCISE_BUILD); \
+                        EXERCISE_SECONDS=$(EXERCISE_SECONDS) EXERCISE_FILE_MIB=$(EXERCISE_FILE_MIB) \
+                        sh lessons/exercises/board.sh "$(MAKE) EXERCISE_BUILD=$(EXERCISE_BUILD)" \
+                          '$(EXERCISE_CONTAIN_COMMAND)' $(EXERCISE_BUILD) $(EXERCISE_NAMES) 1>&2; echo $$?)
   ifneq ($(EXERCISES_STATUS),0)
     $(error exercises: a wrong answer or a file that does not compile, as the board above says; make exits non-zero so a script can tell)
   endif
@@ -124,10 +151,11 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   # The report is kept in $(EXERCISE_BUILD)/NAME.report: a crash's sentence reads what the program
   # printed before it (checker_status.sh).
   EXERCISE_REPORT_FILE := $(EXERCISE_BUILD)/$(EXERCISE).report
-  EXERCISE_REPORT := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
+  EXERCISE_REPORT := $(shell $(exercise_make) $(BUILD)/contain $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
+                       ( $(call exercise_relink,$(EXERCISE_BUILD)/$(EXERCISE).o,$(EXERCISE_BUILD)/$(EXERCISE)) ) || exit 3; \
                        rm -f $(EXERCISE_REPORT_FILE) 2>/dev/null; [ ! -e $(EXERCISE_REPORT_FILE) ] || { echo unwritable; exit 0; }; \
                        report=$$(mktemp $(EXERCISE_REPORT_FILE).XXXXXX 2>/dev/null) || { echo unwritable; exit 0; }; \
-                       ( $(exercise_limits) exec $(BUILD)/contain --verdict $$report.verdict $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
+                       ( $(exercise_limits) exec $(EXERCISE_CONTAIN_COMMAND) --verdict $$report.verdict $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
                        status=$$?; cat $$report 1>&2; \
                        case $$status in (0|1|10) grep -qE '^$(EXERCISE): (solved|not solved yet|wrong answer)' $$report.verdict || status=ended-$$status ;; esac; \
                        rm -f $$report.verdict; mv -f $$report $(EXERCISE_REPORT_FILE); echo $$status)
@@ -142,7 +170,7 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
     $(error $(EXERCISE): a wrong answer, as the report above says; make exits non-zero so a script can tell)
   endif
   ifneq ($(filter-out 0 1 10,$(EXERCISE_REPORT)),)
-    $(error $(shell sh lessons/exercises/checker_status.sh $(EXERCISE) $(EXERCISE_REPORT) $(EXERCISE_SECONDS) $(EXERCISE_REPORT_FILE)))
+    $(error $(shell EXERCISE_FILE_MIB=$(EXERCISE_FILE_MIB) sh lessons/exercises/checker_status.sh $(EXERCISE) $(EXERCISE_REPORT) $(EXERCISE_SECONDS) $(EXERCISE_REPORT_FILE)))
   endif
 endif
 exercise:
@@ -150,9 +178,10 @@ exercise:
 
 ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
   $(if $(filter $(EXERCISE),$(EXERCISE_TRAINERS)),,$(error make exercise-train: EXERCISE must be one that plugs into the model: $(EXERCISE_TRAINERS)))
-  EXERCISE_TRAINING := $(shell $(MAKE) --no-print-directory -s $(BUILD)/contain $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
+  EXERCISE_TRAINING := $(shell $(exercise_make) $(BUILD)/contain $(EXERCISE_BUILD)/train_$(EXERCISE) 1>&2 || exit 3; \
+                         ( $(call exercise_relink,$(EXERCISE_BUILD)/$(EXERCISE).o,$(EXERCISE_BUILD)/train_$(EXERCISE)) ) || exit 3; \
                          verdict=$$(mktemp $(EXERCISE_BUILD)/train_$(EXERCISE).verdict.XXXXXX 2>/dev/null) || { echo unwritable; exit 0; }; \
-                         ( $(exercise_limits) exec $(BUILD)/contain --verdict $$verdict $(EXERCISE_TRAIN_HARD_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) $(EXERCISE_TRAIN_SECONDS) ) 1>&2; \
+                         ( $(exercise_limits) exec $(EXERCISE_CONTAIN_COMMAND) --verdict $$verdict $(EXERCISE_TRAIN_HARD_SECONDS) $(EXERCISE_BUILD)/train_$(EXERCISE) $(TASK) $(SEED) $(STEPS) $(EXERCISE_TRAIN_SECONDS) ) 1>&2; \
                          status=$$?; case $$status in (0|1|10) grep -q '^exercise-train $(EXERCISE): ' $$verdict || status=ended-$$status ;; esac; rm -f $$verdict; echo $$status)
   ifeq ($(EXERCISE_TRAINING),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
@@ -167,7 +196,7 @@ ifneq ($(filter exercise-train,$(MAKECMDGOALS)),)
     $(error exercise-train $(EXERCISE): a run was stopped at its time limit, as said above)
   endif
   ifneq ($(filter-out 0 1 2 3 10,$(EXERCISE_TRAINING)),)
-    $(error $(shell sh lessons/exercises/checker_status.sh exercise-train-$(EXERCISE) $(EXERCISE_TRAINING) $(EXERCISE_TRAIN_HARD_SECONDS)))
+    $(error $(shell EXERCISE_FILE_MIB=$(EXERCISE_FILE_MIB) sh lessons/exercises/checker_status.sh exercise-train-$(EXERCISE) $(EXERCISE_TRAINING) $(EXERCISE_TRAIN_HARD_SECONDS)))
   endif
 endif
 exercise-train:
@@ -179,6 +208,6 @@ ifeq ($(SANITIZE),)
 test-programs: $(BUILD)/contain $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
 endif
 exercises-selftest: check-deps $(BUILD)/contain $(EXERCISE_PROGRAMS) $(EXERCISE_FIXTURES) $(EXERCISE_REFUSALS) $(EXERCISE_FIXTURE_TRAINERS)
-	@sh lessons/exercises/selftest.sh $(BUILD)/contain $(EXERCISE_BUILD) $(EXERCISE_NAMES)
+	@sh lessons/exercises/selftest.sh '$(EXERCISE_CONTAIN_COMMAND)' $(EXERCISE_BUILD) $(EXERCISE_NAMES)
 
 -include $(wildcard $(EXERCISE_BUILD)/*.d $(EXERCISE_BUILD)/*/*.d $(EXERCISE_BUILD)/*/*/*.d)

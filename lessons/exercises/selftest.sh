@@ -7,7 +7,8 @@
 # time limit with "// seconds: N"; one that says "// expect: none" is left to the C++ tests. A fixture named does_not_compile_CASE.cpp says "// expect: does not
 # compile | PATTERN ...": the learner's build must refuse it, with compiler messages that match.
 #   selftest.sh CONTAIN BUILD_DIR NAME...   (the programs already built, by exercises.mk; CONTAIN:
-#                                             build/contain, programs/contain.cpp)
+#                                             build/contain, programs/contain.cpp, and its flags, one
+#                                             word each: exercises.mk's EXERCISE_CONTAIN_COMMAND)
 # Leaves out building them.
 set -u
 contain=$1 build=$2
@@ -24,7 +25,7 @@ expect() {
     label=$1 program=$2 status=$3
     shift 3
     verdict_file=$(mktemp)
-    output=$(ulimit -v 4194304; "$contain" --verdict "$verdict_file" "$seconds" "$program" $program_arguments 2>&1)
+    output=$(ulimit -v 4194304; $contain --verdict "$verdict_file" "$seconds" "$program" $program_arguments 2>&1)
     actual=$?
     verdict=$(cat "$verdict_file")
     rm -f "$verdict_file"

@@ -5,20 +5,30 @@
 //   build/exercises/train_NAME TASK SEED STEPS [SECONDS]     (make exercise-train EXERCISE=NAME TASK=lag)
 // Each run prints its progress every 500 steps, and has SECONDS of its own (make's
 // EXERCISE_TRAIN_SECONDS; none when not given): a run still going then stops at its next step and
-// says which it was, where it was and how to shorten it. (Code that never returns from a step is
-// stopped by make's hard limit around the program, two runs' time and a minute.)
+// says which it was, where it was and how to shorten it. A step that never returns (the learner's
+// code loops or waits, SIGTERM ignored or not) never reaches that check, which runs between steps: in
+// the learner's run a watch thread ends the program once the run is run_grace_seconds past its limit,
+// saying in which step it was (and likewise for the testing after the last step). (make's hard limit
+// around the program, two runs' time and a minute, is left for code that stops the watch itself.)
 // Exit status: 0 for the same line, 1 for different lines, 10 when the code is not written yet,
 // 2 for bad arguments, 3 for a run out of its time. Leaves out checking the code itself: make
 // exercise EXERCISE=NAME does that.
 #pragma once
+#include <unistd.h>
+
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <functional>
+#include <mutex>
 #include <stdexcept>
 #include <exception>
 #include <string>
+#include <thread>
 
 #include "lessons/exercises/exercise.hpp"
 #include "lessons/exercises/marked_place.hpp"
@@ -84,11 +94,108 @@ struct OutOfTime {
     double seconds = 0;
 };
 
+// How long past its limit the learner's run may go before its watch ends it: time for a step that is
+// merely slow to reach the check between steps, which then says the run was slow.
+constexpr double run_grace_seconds = 10;
+
+// A run's steps and its testing after them, as its progress reports them: when its last step ended,
+// and, for the learner's run under a limit (`watched`), a watch. Should that run still be in its steps
+// run_grace_seconds past `limit`, or still testing the trained model that long past the larger of
+// `limit` and twice `library_testing` (the library's own testing time: the check between steps does
+// not reach the testing, and a learner's code may hang there alone, on the longer sequences), a thread
+// of its own says in one line where the run was and ends the program with exit status 3, as that check
+// does. It writes with write(2) alone and takes no lock the run's thread may hold (stdout's), since
+// that thread is stuck in the learner's code. The library's run is never watched: its code returns.
+class RunWatch {
+public:
+    RunWatch(const char* name, int64_t steps, double limit, double library_testing, bool watched)
+        : name_(name), steps_(steps), limit_(limit), library_testing_(library_testing) {
+        if (watched && limit_ > 0) thread_ = std::thread([this] { watch(); });
+    }
+    ~RunWatch() {
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            done_ = true;
+        }
+        changed_.notify_all();
+        if (thread_.joinable()) thread_.join();
+    }
+    RunWatch(const RunWatch&) = delete;
+    RunWatch& operator=(const RunWatch&) = delete;
+
+    // The run has finished `step`; after the last one it is testing the model.
+    void reached(int64_t step) {
+        step_.store(step);
+        if (step < steps_) return;
+        {
+            std::lock_guard<std::mutex> lock(mutex_);
+            testing_since_ = std::chrono::steady_clock::now();
+            testing_ = true;
+        }
+        changed_.notify_all();
+    }
+    // Seconds since the last step ended (the testing's time, once the run is over).
+    double testing_seconds() const {
+        std::lock_guard<std::mutex> lock(mutex_);
+        return testing_ ? seconds_since(testing_since_) : 0;
+    }
+
+private:
+    static double seconds_since(std::chrono::steady_clock::time_point t) {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+    }
+    static std::chrono::steady_clock::time_point after(std::chrono::steady_clock::time_point t, double seconds) {
+        return t + std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds));
+    }
+
+    void watch() {
+        std::unique_lock<std::mutex> lock(mutex_);
+        if (changed_.wait_until(lock, after(start_, limit_ + run_grace_seconds), [this] { return done_ || testing_; })) {
+            if (done_) return;
+            const double allowed = std::max(limit_, 2 * library_testing_);
+            if (changed_.wait_until(lock, after(testing_since_, allowed + run_grace_seconds), [this] { return done_; })) return;
+        }
+        char text[1024];
+        if (!testing_)
+            std::snprintf(text, sizeof text,
+                          "exercise-train %s: your run was still in step %lld of %lld after %.0f s, past each run's limit "
+                          "(EXERCISE_TRAIN_SECONDS=%.0f) and %.0f s more: your code has not returned (a loop that never "
+                          "ends, or a wait, perhaps), so the run was stopped there\n",
+                          name_, static_cast<long long>(step_.load()) + 1, static_cast<long long>(steps_), seconds_since(start_),
+                          limit_, run_grace_seconds);
+        else
+            std::snprintf(text, sizeof text,
+                          "exercise-train %s: your run was still testing the trained model %.0f s after its last step, "
+                          "where the library's took %.0f s (past each run's limit, EXERCISE_TRAIN_SECONDS=%.0f, or twice "
+                          "the library's time if longer, and %.0f s more): your code has not returned (a loop that never "
+                          "ends on the longer sequences, or a wait, perhaps), so the run was stopped there\n",
+                          name_, seconds_since(testing_since_), library_testing_, limit_, run_grace_seconds);
+        for (size_t done = 0, size = std::strlen(text); done < size;) {
+            const ssize_t n = write(STDOUT_FILENO, text + done, size - done);
+            if (n <= 0) break;
+            done += static_cast<size_t>(n);
+        }
+        _exit(3);
+    }
+
+    const char* name_;
+    int64_t steps_;
+    double limit_, library_testing_;
+    const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::atomic<int64_t> step_{0};
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    bool done_ = false, testing_ = false;
+    std::chrono::steady_clock::time_point testing_since_;
+    std::thread thread_;  // last: it starts once everything above is set
+};
+
 // What a run reports after each step: every 500 steps a progress line, and OutOfTime thrown once the
-// run is past `limit` seconds (0: no limit).
-inline wai::ProgressFunction progress_of(const std::string& which, double limit) {
+// run is past `limit` seconds (0: no limit); the step to its watch.
+inline wai::ProgressFunction progress_of(const std::string& which, double limit, RunWatch& watch) {
     const auto start = std::chrono::steady_clock::now();
-    return [=](int64_t step, int64_t steps, double loss) {
+    return [=, &watch](int64_t step, int64_t steps, double loss) {
+        watch.reached(step);
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         if (limit > 0 && seconds > limit && step < steps) throw OutOfTime{which, step, steps, seconds};
         if (step % 500 == 0 && step < steps) {
@@ -103,6 +210,7 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
                             const decltype(wai::RunConfig::custom_position)& yours) {
     wai::prepare_process(argv);  // may start the program again (startup/openblas_startup.hpp): the channel after it
     take_verdict_channel();
+    stop_at_file_limit();
     wai::RunConfig config;
     config.scheme = scheme;
     double limit = 0;  // seconds for each run, 0 for none
@@ -133,14 +241,21 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
     double library_seconds = 0;
     try {
         const auto library_start = std::chrono::steady_clock::now();
-        const std::string library = wai::format_result_line(config, wai::run_experiment(config, progress_of("library", limit)));
+        std::string library;
+        double library_testing = 0;
+        {
+            RunWatch watch(name, config.steps, limit, 0, false);
+            library = wai::format_result_line(config, wai::run_experiment(config, progress_of("library", limit, watch)));
+            library_testing = watch.testing_seconds();
+        }
         library_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - library_start).count();
         std::printf("  library: %s\n", library.c_str());
         std::fflush(stdout);
         config.custom_position = yours;
         std::string learner;
         try {
-            learner = wai::format_result_line(config, wai::run_experiment(config, progress_of("yours", limit)));
+            RunWatch watch(name, config.steps, limit, library_testing, true);
+            learner = wai::format_result_line(config, wai::run_experiment(config, progress_of("yours", limit, watch)));
         } catch (const wai::Diverged& e) {
             // The library's run had the same settings and stayed finite: the learning rate is not the cause.
             throw std::runtime_error(e.where + ", where the library's run with the same settings and seed stayed finite: "
