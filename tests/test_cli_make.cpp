@@ -146,7 +146,7 @@ TEST_CASE("make: a variable holding shell or make characters, a name the Makefil
     for (const auto& [goal, assignment] : std::vector<std::pair<std::string, std::string>>{
              {"experiment", "EXPERIMENT_SCHEMES=rope;" + touch + ";"},
              {"experiment", "SEDS=0 1"},
-             {"exercise", "EXERCISE_BUILD=" + folder.file("x") + ";" + touch},
+             {"exercise", "CHECKED_BUILD=" + folder.file("x") + ";" + touch},
              {"help", "CXXFLAGS=-O0"}}) {
         const Outcome o = make_in_source(folder, {goal, assignment, "RESULTS=" + results});
         const std::string name = assignment.substr(0, assignment.find('='));
