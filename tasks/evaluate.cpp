@@ -15,6 +15,13 @@
 
 namespace wai {
 
+Diverged training_diverged(int64_t step, double loss) {
+    return Diverged("training stopped at step " + std::to_string(step) + ": the loss is " + std::to_string(loss),
+                    step == 1 ? "the first step's loss comes before any update, so not from --lr: the model's forward "
+                                "gives it, as a position scheme's code returning NaN or infinity would"
+                              : "try a smaller --lr");
+}
+
 Evaluation evaluate(const Transformer& model, const Batch& batch, int64_t cutoff, const ForwardOptions& options,
                     int64_t chunk) {
     NoGradScope no_grad;

@@ -33,6 +33,11 @@ struct Diverged : std::runtime_error {
     std::string where;
 };
 
+// Training stopped at `step` by a `loss` that is not finite. At step 1 the loss comes from the starting
+// weights, before any update: no learning rate made it, the model's forward did (a scheme's code
+// giving NaN or infinity, say), and the cure named says so; later, a smaller --lr.
+Diverged training_diverged(int64_t step, double loss);
+
 // Runs the model on `batch` in chunks of `chunk` sequences under a NoGradScope, each forward with
 // `options` (a score scale, an extended RoPE). Throws Diverged if the model's outputs are not all
 // finite (a diverged model), naming the length.

@@ -74,13 +74,8 @@ void train(Transformer& model, const RunConfig& c, RunResult& result, const Prog
     const auto start = std::chrono::steady_clock::now();
     for (int64_t step = 1; step <= c.steps; ++step) {
         const double loss = take_step(model, state.optimizer, state.task, state.data, c);
-        // The first step's loss comes from the starting weights, before any update: no learning
-        // rate made it, the model's forward did (a scheme's code giving NaN or infinity, say).
         if (!std::isfinite(loss))
-            throw Diverged("training stopped at step " + std::to_string(step) + ": the loss is " + std::to_string(loss),
-                           step == 1 ? "the first step's loss comes before any update, so not from --lr: the model's forward "
-                                       "gives it, as a position scheme's code returning NaN or infinity would"
-                                     : "try a smaller --lr");
+            throw training_diverged(step, loss);  // naming the likely cause (tasks/evaluate.hpp)
         result.final_loss = loss;
         if (progress) progress(step, c.steps, loss);
     }
