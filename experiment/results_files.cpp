@@ -132,7 +132,14 @@ void prune_result_files(const std::vector<fs::path>& expected, const std::functi
                       << aside(path).parent_path().string() << "/ until then, and put back if these flags come again)\n";
             move(path, aside(path));
         } else {
-            std::cout << program << ": " << path.string() << " " << reason << "; it will be run again\n";
+            // Its weights go with it: the run writes them again, and train_position --save refuses to
+            // replace a file that is not a weights file (garbage there would fail every rerun).
+            const fs::file_status weights = fs::symlink_status(weights_of(path));
+            if (fs::is_directory(weights)) refuse_folder(weights_of(path));
+            std::cout << program << ": " << path.string() << " " << reason << "; it will be run again"
+                      << (fs::exists(weights) ? " (its weights, " + weights_of(path).filename().string() + ", removed with it)" : "")
+                      << "\n";
+            fs::remove(weights_of(path));
             fs::remove(path);
         }
     }

@@ -50,7 +50,8 @@ constexpr uintmax_t max_result_bytes = 65536;
 std::string result_file_problem(const std::filesystem::path& path);
 
 // The --prune step before make runs what is missing: each file expected[i] that exists but whose
-// check(i) gives a reason is deleted when it is no valid result for its run; one that is a valid
+// check(i) gives a reason is deleted when it is no valid result for its run, with the weights beside
+// it (NAME.safetensors, which the run writes again; a folder there is refused); one that is a valid
 // result made with other RUN_FLAGS is set aside, with its weights, in a folder replaced/ beside it,
 // so that flags every run then fails with (--lr 1e30 passes every check before a run) never lose a
 // finished result; and where expected[i] is missing, a result set aside there that check(i) finds

@@ -342,43 +342,76 @@ WeightsFile tensors_of(Described described, const std::string& path, uint64_t da
 
 }  // namespace
 
-// The file is judged by what it says before it is read whole: its size first, then the 8-byte header
-// length (against the size), then the header (every entry against the size: offsets, coverage,
-// trailing bytes), and only then the data the header describes, read straight into the tensors. A
-// file that is shorter than its size said when a read comes ("the file changed while it was read")
-// is refused; bytes added after the size was taken are never read.
 std::string nul_shown(std::string text) {
     for (size_t at = text.find('\0'); at != std::string::npos; at = text.find('\0', at + 4)) text.replace(at, 1, "\\x00");
     return text;
 }
 
-WeightsFile read_weights_file(const std::string& path) {
-    std::error_code error;
-    const uintmax_t size = std::filesystem::file_size(path, error);
-    if (error) throw std::runtime_error("weights file '" + path + "': cannot read it (" + error.message() + ")");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("weights file '" + path + "': cannot read it (" + std::strerror(errno) + ")");
-    uint64_t read_so_far = 0;
-    const auto read = [&](char* destination, uint64_t count) {
-        if (!in.read(destination, static_cast<std::streamsize>(count)))
-            throw std::runtime_error("weights file '" + path + "': the file changed while it was read: it was " +
+namespace {
+
+// A file read from its start, each read checked against the size taken when it was opened.
+class SizedReader {
+  public:
+    explicit SizedReader(const std::string& path) : path_(path) {
+        std::error_code error;
+        size = std::filesystem::file_size(path, error);
+        if (error) throw std::runtime_error("weights file '" + path + "': cannot read it (" + error.message() + ")");
+        in_.open(path, std::ios::binary);
+        if (!in_) throw std::runtime_error("weights file '" + path + "': cannot read it (" + std::strerror(errno) + ")");
+    }
+    void read(char* destination, uint64_t count) {
+        if (!in_.read(destination, static_cast<std::streamsize>(count)))
+            throw std::runtime_error("weights file '" + path_ + "': the file changed while it was read: it was " +
                                      std::to_string(size) + " bytes, and ended after " +
-                                     std::to_string(read_so_far + static_cast<uint64_t>(in.gcount())));
-        read_so_far += count;
-    };
-    if (size < 8) {  // too short for a header length: the refusal names its size
-        std::string bytes(size, '\0');
-        read(bytes.data(), size);
-        return parse_weights_file(bytes, path);
+                                     std::to_string(read_so_far_ + static_cast<uint64_t>(in_.gcount())));
+        read_so_far_ += count;
+    }
+    uint64_t size = 0;
+
+  private:
+    std::string path_;
+    std::ifstream in_;
+    uint64_t read_so_far_ = 0;
+};
+
+// The header length (against the size), then the header, every entry checked against the size of the
+// data that follows it (data_size). The file is left at the start of its data.
+Described read_described(SizedReader& file, const std::string& path, uint64_t& data_size) {
+    if (file.size < 8) {  // too short for a header length: the refusal names its size
+        std::string bytes(file.size, '\0');
+        file.read(bytes.data(), file.size);
+        parse_weights_file(bytes, path);  // refuses it
+        throw std::logic_error("a file of " + std::to_string(file.size) + " bytes was not refused");
     }
     uint64_t header_size = 0;
-    read(reinterpret_cast<char*>(&header_size), 8);
-    check_header_length(path, header_size, size - 8);
+    file.read(reinterpret_cast<char*>(&header_size), 8);
+    check_header_length(path, header_size, file.size - 8);
     std::string header(header_size, '\0');
-    read(header.data(), header_size);
-    const uint64_t data_size = size - 8 - header_size;
-    return tensors_of(parse_described(header, path, data_size), path, data_size,
-                      [&](const Entry& e, char* destination) { read(destination, e.end - e.begin); });
+    file.read(header.data(), header_size);
+    data_size = file.size - 8 - header_size;
+    return parse_described(header, path, data_size);
+}
+
+}  // namespace
+
+// The file is judged by what it says before it is read whole: its size first, then the 8-byte header
+// length (against the size), then the header (every entry against the size: offsets, coverage,
+// trailing bytes), and only then the data the header describes, read straight into the tensors. A
+// file that is shorter than its size said when a read comes ("the file changed while it was read")
+// is refused; bytes added after the size was taken are never read.
+WeightsFile read_weights_file(const std::string& path) {
+    SizedReader file(path);
+    uint64_t data_size = 0;
+    Described described = read_described(file, path, data_size);
+    return tensors_of(std::move(described), path, data_size,
+                      [&](const Entry& e, char* destination) { file.read(destination, e.end - e.begin); });
+}
+
+// The same, up to the data, which is never read.
+std::map<std::string, std::string> read_weights_metadata(const std::string& path) {
+    SizedReader file(path);
+    uint64_t data_size = 0;
+    return read_described(file, path, data_size).metadata;
 }
 
 WeightsFile parse_weights_file(std::string_view bytes, const std::string& path) {
