@@ -70,6 +70,23 @@ struct UsageError : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
 };
 
+// What an existing output holds when it is not what a collector writes there, or "" when the collector
+// may replace it. An output is replaced only when it is the collector's own, so that one typo in an
+// output's path (a source file, a README) never overwrites someone's file. Both give "" when nothing is
+// there, when what is there is no regular file (check_output_path, files/atomic_file.hpp, refuses
+// that) and when the file is empty: an empty file holds nothing to lose (touch, or a shell's
+// "> file" before the collector ran), and refusing it would only make the user delete it by hand.
+// A table of result lines (collect_results' TABLE): every line a result line (tasks/result_line.hpp).
+std::string not_a_result_table(const std::filesystem::path& path);
+// A file whose first line is `heading` (a summary, "# Results: ..."; a picture's data, "# lag: ...").
+std::string not_headed_by(const std::filesystem::path& path, const std::string& heading);
+// Throws a UsageError naming `what` (the output's name on the command line, "TABLE"), the path and
+// `holds` (one of the two above) unless `holds` is "": "<what> <path>: a file is there that <program>
+// did not write (<holds>); it replaces only ... so nothing was written: ...". Called for every output
+// before any is written.
+void refuse_foreign_output(const std::filesystem::path& path, const std::string& what, const std::string& program,
+                           const std::string& holds);
+
 // Seeds as typed on a command line: digits only (an integer parse alone would take "-1", "+1" and
 // " 1"), below 10^18, none twice, at least one. Throws std::invalid_argument.
 std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);

@@ -11,7 +11,8 @@
 // the run's weights beside it must be a safetensors file whose header names that run (only the header
 // is read), or the run is not finished: the prune deletes both, and make runs it again.
 // The always-"no" baseline for seen is computed here from the same test sequences the runs used.
-// Outputs are written to a temporary file and renamed, so they are whole or absent.
+// Outputs are written to a temporary file and renamed, so they are whole or absent; a file already at
+// an output's path is replaced only when it is one collect_results wrote (or empty), never anyone's.
 // Leaves out running anything: the Makefile runs train_position.
 #include <algorithm>
 #include <cmath>
@@ -162,6 +163,14 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
         }
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
+    }
+    // A file already at an output is replaced only when collect_results wrote it (make experiment run
+    // again over its own results): TABLE all result lines, SUMMARY and the data under their headings.
+    refuse_foreign_output(table_path, "TABLE", "collect_results", not_a_result_table(table_path));
+    refuse_foreign_output(summary_path, "SUMMARY", "collect_results", not_headed_by(summary_path, summary_heading));
+    for (const auto& task : tasks) {
+        const fs::path data = data_dir / (task + ".dat");
+        refuse_foreign_output(data, "the picture's data", "collect_results", not_headed_by(data, picture_data_heading(task)));
     }
     const auto chapter = read_chapter_table(chapter_path);
 

@@ -1,8 +1,9 @@
 // The other programs' command lines: the collectors (collect_results, collect_extension), bench_step
 // and the lessons refuse a bad, repeated or empty argument and a signed number with one line and exit
 // code 2; lesson 06 --try answers each line it cannot use and goes on; the collectors take make's
-// RUN_FLAGS, empty or holding flags of their own, and check every output before writing any; the
-// prune redoes a run whose weights are not a safetensors file of that run, removing them with it.
+// RUN_FLAGS, empty or holding flags of their own, check every output before writing any, and replace
+// only an output they wrote (or an empty file); the prune redoes a run whose weights are not a
+// safetensors file of that run, removing them with it.
 // Leaves out train_position's arguments (tests/test_cli_arguments.cpp) and make's settings
 // (tests/experiment_resume.sh).
 #include "tests/catch.hpp"
@@ -20,6 +21,7 @@
 #include "experiment/results_files.hpp"
 #include "experiment/summary.hpp"
 #include "files/weights_file.hpp"
+#include "positional/context_extension.hpp"
 #include "tasks/result_line.hpp"
 #include "tests/programs.hpp"
 
@@ -61,6 +63,28 @@ void write_finished_experiment(const Folder& folder) {
             write_bytes(name + ".txt", result_line(task, scheme, 0, {32, 64, 128}) + "\nsettings: train_position " + task + " " +
                                            scheme + " 0\n");
             write_run_weights(name + ".safetensors", task, scheme, 0);
+        }
+}
+
+// Every result make experiment-extension leaves in folder/RESULTS for EXTENSION_LENGTHS='32 64' and seed 0.
+void write_finished_extension(const Folder& folder, const std::string& results) {
+    const std::vector<std::string> schemes = {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625", "t5"};
+    const std::pair<std::string, wai::ExtensionSpec::Kind> methods[] = {
+        {"pi", wai::ExtensionSpec::Kind::pi}, {"ntk", wai::ExtensionSpec::Kind::ntk}, {"yarn", wai::ExtensionSpec::Kind::yarn}};
+    for (const std::string task : {"lag", "seen"})
+        for (const auto& scheme : schemes) {
+            const std::string settings = "settings: train_position " + task + " " + scheme + " 0\n";
+            fs::create_directories(folder.path / results / "extension/trained");
+            write_bytes(folder.file(results + "/extension/trained/" + wai::run_name(task, scheme, 0) + ".txt"),
+                        result_line(task, scheme, 0, {32, 64}) + "\n" + settings);
+            if (scheme.rfind("rope", 0) != 0) continue;
+            for (const auto& [method, kind] : methods)
+                for (const int64_t length : {32, 64}) {
+                    const std::string folder_name = results + "/extension/" + method + "-" + std::to_string(length);
+                    fs::create_directories(folder.path / folder_name);
+                    write_bytes(folder.file(folder_name + "/" + wai::run_name(task, scheme, 0) + ".txt"),
+                                result_line(task, scheme, 0, {length}, wai::extension_name(kind, length / 32.0)) + "\n" + settings);
+                }
         }
 }
 
@@ -136,6 +160,80 @@ TEST_CASE("the collectors check every output before writing any: never an input,
                            "runs have no valid result, e.g. ");
     CHECK(fs::is_empty(folder.path / "results/extension"));
     CHECK_FALSE(fs::exists(folder.path / "results/extension.md"));
+}
+
+TEST_CASE("the collectors replace only an output they wrote: any other file is refused in one line and kept as it was", "[cli]") {
+    // collect_results with a source file for TABLE and the README for SUMMARY replaced both and exited 0.
+    Folder folder("collector_foreign_outputs");
+    write_finished_experiment(folder);
+    const std::string chapter = source_dir + "/experiment/chapter_table.txt";
+    const std::string source = read_bytes(source_dir + "/programs/contain.cpp"), readme = read_bytes(source_dir + "/lessons/README.md");
+    write_bytes(folder.file("contain.cpp"), source);
+    write_bytes(folder.file("README.md"), readme);
+    const auto collect = [&](const std::string& table, const std::string& summary) {
+        return run(folder, "collect_results", {"--run-flags", "", "runs", chapter, table, summary, "0"});
+    };
+    check_one_line_refusal(collect("contain.cpp", "README.md"), 2, "collect_results",
+                           "TABLE contain.cpp: a file is there that collect_results did not write (its line 1 is not a result line: '//");
+    check_one_line_refusal(collect("t.txt", "README.md"), 2, "collect_results",
+                           "SUMMARY README.md: a file is there that collect_results did not write (its first line is '# ");
+    CHECK(holds(collect("t.txt", "README.md").err, "collect_results replaces only a file it wrote there, or an empty one, so nothing "
+                                                   "was written: give another path, or move that file away first"));
+    // A table that is result lines but one: not a table collect_results wrote either.
+    const std::string almost = result_line("lag", "none", 0, {32, 64, 128}) + "\nmy note\n";
+    write_bytes(folder.file("almost.txt"), almost);
+    check_one_line_refusal(collect("almost.txt", "s.md"), 2, "collect_results", "its line 2 is not a result line: 'my note'");
+    CHECK(read_bytes(folder.file("contain.cpp")) == source);
+    CHECK(read_bytes(folder.file("README.md")) == readme);
+    CHECK(read_bytes(folder.file("almost.txt")) == almost);
+    CHECK_FALSE(fs::exists(folder.path / "t.txt"));
+    CHECK_FALSE(fs::exists(folder.path / "s.md"));
+    CHECK_FALSE(fs::exists(folder.path / "data"));
+    // The picture's data beside TABLE: a file of someone else's there is refused too, before TABLE is written.
+    fs::create_directories(folder.path / "data");
+    write_bytes(folder.file("data/seen.dat"), "1 2 3\n");
+    check_one_line_refusal(collect("t.txt", "s.md"), 2, "collect_results",
+                           "the picture's data data/seen.dat: a file is there that collect_results did not write (its first line is '1 2 3'");
+    CHECK(read_bytes(folder.file("data/seen.dat")) == "1 2 3\n");
+    CHECK_FALSE(fs::exists(folder.path / "t.txt"));
+    CHECK_FALSE(fs::exists(folder.path / "data/lag.dat"));
+    // An empty file holds nothing to lose: replaced. Then its own outputs, again and again (make experiment rerun).
+    write_bytes(folder.file("data/seen.dat"), "");
+    write_bytes(folder.file("t.txt"), "");
+    for (int time = 1; time <= 2; ++time) {
+        INFO("collect number " << time);
+        const Outcome o = collect("t.txt", "s.md");
+        INFO(o.out << o.err);
+        CHECK(o.status == 0);
+        CHECK(read_bytes(folder.file("t.txt")).rfind(result_line("lag", "none", 0, {32, 64, 128}) + "\n", 0) == 0);
+        CHECK(read_bytes(folder.file("s.md")).rfind(std::string(wai::summary_heading) + "\n", 0) == 0);
+        CHECK(read_bytes(folder.file("data/seen.dat")).rfind(wai::picture_data_heading("seen") + "\n", 0) == 0);
+    }
+
+    // collect_extension: RESULTS/extension.md and RESULTS/extension/TASK.dat, in whatever folder RESULTS is.
+    write_finished_extension(folder, "results");
+    const std::string notes = "# My notes on context extension\n\nYaRN first.\n";
+    write_bytes(folder.file("results/extension.md"), notes);
+    check_one_line_refusal(run(folder, "collect_extension", {"results", "32,64", "0"}), 2, "collect_extension",
+                           "the extension's table results/extension.md: a file is there that collect_extension did not write (its first "
+                           "line is '# My notes on context extension', not '# Context extension: accuracy past the training length')");
+    CHECK(read_bytes(folder.file("results/extension.md")) == notes);
+    CHECK_FALSE(fs::exists(folder.path / "results/extension/lag.dat"));
+    fs::rename(folder.path / "results/extension.md", folder.path / "notes.md");
+    write_bytes(folder.file("results/extension/lag.dat"), notes);
+    check_one_line_refusal(run(folder, "collect_extension", {"results", "32,64", "0"}), 2, "collect_extension",
+                           "the picture's data results/extension/lag.dat: a file is there that collect_extension did not write");
+    CHECK(read_bytes(folder.file("results/extension/lag.dat")) == notes);
+    CHECK_FALSE(fs::exists(folder.path / "results/extension.md"));
+    fs::remove(folder.path / "results/extension/lag.dat");
+    for (int time = 1; time <= 2; ++time) {
+        INFO("collect_extension number " << time);
+        const Outcome o = run(folder, "collect_extension", {"results", "32,64", "0"});
+        INFO(o.out << o.err);
+        CHECK(o.status == 0);
+        CHECK(read_bytes(folder.file("results/extension.md")).rfind("# Context extension: accuracy past the training length\n", 0) == 0);
+        CHECK(holds(read_bytes(folder.file("results/extension/lag.dat")), "Written by collect_extension."));
+    }
 }
 
 TEST_CASE("the prune redoes a run whose weights are not a readable safetensors file of that run, and says why", "[cli]") {
