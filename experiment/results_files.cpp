@@ -132,7 +132,14 @@ void prune_result_files(const std::vector<fs::path>& expected, const std::functi
                       << aside(path).parent_path().string() << "/ until then, and put back if these flags come again)\n";
             move(path, aside(path));
         } else {
-            std::cout << program << ": " << path.string() << " " << reason << "; it will be run again\n";
+            // Its weights go with it: the run writes them again, and train_position --save refuses to
+            // replace a file that is not a weights file (garbage there would fail every rerun).
+            const fs::file_status weights = fs::symlink_status(weights_of(path));
+            if (fs::is_directory(weights)) refuse_folder(weights_of(path));
+            std::cout << program << ": " << path.string() << " " << reason << "; it will be run again"
+                      << (fs::exists(weights) ? " (its weights, " + weights_of(path).filename().string() + ", removed with it)" : "")
+                      << "\n";
+            fs::remove(weights_of(path));
             fs::remove(path);
         }
     }
@@ -166,6 +173,75 @@ void prune_result_files(const std::vector<fs::path>& expected, const std::functi
 }
 
 void write_atomically(const fs::path& path, const std::string& text) { write_file_atomically(path.string(), text); }
+
+namespace {
+
+// A line as a message quotes it: past 80 bytes, its first 60; NUL written \x00 (an exception's
+// message is a C string); one_line (startup/output_check.hpp) escapes the other control bytes.
+std::string quoted_line(const std::string& line) {
+    std::string text = line.size() <= 80 ? line : line.substr(0, 60) + "... (" + std::to_string(line.size() - 60) + " more bytes)";
+    for (size_t at = text.find('\0'); at != std::string::npos; at = text.find('\0', at + 4)) text.replace(at, 1, "\\x00");
+    return "'" + text + "'";
+}
+
+// A regular file with at least one byte at `path`, opened; else nothing to judge (a link, a folder, a
+// device are check_output_path's to refuse, an empty file may be replaced).
+bool open_nonempty(const fs::path& path, std::ifstream& in) {
+    std::error_code error;
+    if (!fs::is_regular_file(fs::symlink_status(path, error))) return false;
+    in.open(path, std::ios::binary);
+    return in && in.peek() != std::ifstream::traits_type::eof();
+}
+
+// The next line of `in` into `line` (without its newline), reading at most `limit` bytes of it: a file
+// of gigabytes with no newline is never read into memory. False at the end of the file; `too_long`
+// when the line goes on past `limit`.
+bool next_line(std::ifstream& in, std::string& line, size_t limit, bool& too_long) {
+    line.clear();
+    too_long = false;
+    if (in.peek() == std::ifstream::traits_type::eof()) return false;
+    for (int c; (c = in.get()) != std::ifstream::traits_type::eof() && c != '\n';) {
+        if (line.size() == limit) {
+            too_long = true;
+            return true;
+        }
+        line.push_back(static_cast<char>(c));
+    }
+    return true;
+}
+
+constexpr size_t longest_line = 65536;  // far longer than any line a collector writes
+
+}  // namespace
+
+std::string not_a_result_table(const fs::path& path) {
+    std::ifstream in;
+    if (!open_nonempty(path, in)) return "";
+    std::string line;
+    bool too_long = false;
+    for (size_t number = 1; next_line(in, line, longest_line, too_long); ++number) {
+        if (too_long) return "its line " + std::to_string(number) + " is over " + std::to_string(longest_line) + " bytes long";
+        if (!parse_result_line(line)) return "its line " + std::to_string(number) + " is not a result line: " + quoted_line(line);
+    }
+    return "";
+}
+
+std::string not_headed_by(const fs::path& path, const std::string& heading) {
+    std::ifstream in;
+    if (!open_nonempty(path, in)) return "";
+    std::string line;
+    bool too_long = false;
+    next_line(in, line, heading.size() + 80, too_long);
+    if (!too_long && line == heading) return "";
+    return "its first line is " + quoted_line(line) + (too_long ? " (cut)" : "") + ", not " + quoted_line(heading);
+}
+
+void refuse_foreign_output(const fs::path& path, const std::string& what, const std::string& program, const std::string& holds) {
+    if (holds.empty()) return;
+    throw UsageError(what + " " + path.string() + ": a file is there that " + program + " did not write (" + holds + "); " +
+                     program + " replaces only a file it wrote there, or an empty one, so nothing was written: give another "
+                     "path, or move that file away first");
+}
 
 std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
     std::vector<uint64_t> seeds;

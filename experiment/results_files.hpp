@@ -50,7 +50,8 @@ constexpr uintmax_t max_result_bytes = 65536;
 std::string result_file_problem(const std::filesystem::path& path);
 
 // The --prune step before make runs what is missing: each file expected[i] that exists but whose
-// check(i) gives a reason is deleted when it is no valid result for its run; one that is a valid
+// check(i) gives a reason is deleted when it is no valid result for its run, with the weights beside
+// it (NAME.safetensors, which the run writes again; a folder there is refused); one that is a valid
 // result made with other RUN_FLAGS is set aside, with its weights, in a folder replaced/ beside it,
 // so that flags every run then fails with (--lr 1e30 passes every check before a run) never lose a
 // finished result; and where expected[i] is missing, a result set aside there that check(i) finds
@@ -68,6 +69,23 @@ void write_atomically(const std::filesystem::path& path, const std::string& text
 struct UsageError : std::invalid_argument {
     using std::invalid_argument::invalid_argument;
 };
+
+// What an existing output holds when it is not what a collector writes there, or "" when the collector
+// may replace it. An output is replaced only when it is the collector's own, so that one typo in an
+// output's path (a source file, a README) never overwrites someone's file. Both give "" when nothing is
+// there, when what is there is no regular file (check_output_path, files/atomic_file.hpp, refuses
+// that) and when the file is empty: an empty file holds nothing to lose (touch, or a shell's
+// "> file" before the collector ran), and refusing it would only make the user delete it by hand.
+// A table of result lines (collect_results' TABLE): every line a result line (tasks/result_line.hpp).
+std::string not_a_result_table(const std::filesystem::path& path);
+// A file whose first line is `heading` (a summary, "# Results: ..."; a picture's data, "# lag: ...").
+std::string not_headed_by(const std::filesystem::path& path, const std::string& heading);
+// Throws a UsageError naming `what` (the output's name on the command line, "TABLE"), the path and
+// `holds` (one of the two above) unless `holds` is "": "<what> <path>: a file is there that <program>
+// did not write (<holds>); it replaces only ... so nothing was written: ...". Called for every output
+// before any is written.
+void refuse_foreign_output(const std::filesystem::path& path, const std::string& what, const std::string& program,
+                           const std::string& holds);
 
 // Seeds as typed on a command line: digits only (an integer parse alone would take "-1", "+1" and
 // " 1"), below 10^18, none twice, at least one. Throws std::invalid_argument.

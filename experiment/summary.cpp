@@ -126,6 +126,12 @@ bool all_in_chapter_mode(const std::vector<std::vector<double>>& runs) {
 
 }  // namespace
 
+const char* const summary_heading = "# Results: seed means beside the chapter's";
+
+std::string picture_data_heading(const std::string& task) {
+    return "# " + task + ": accuracy at each test length, mean over the seeds. Written by collect_results.";
+}
+
 ExperimentSummary summarize_experiment(const SeedFigures& ours, const SeedFigures& chapter, const std::vector<uint64_t>& seeds,
                                        const std::string& run_flags, const std::vector<std::string>& mine) {
     const auto runs_of = [&](const std::string& task, const std::string& scheme) -> const std::vector<std::vector<double>>& {
@@ -136,8 +142,7 @@ ExperimentSummary summarize_experiment(const SeedFigures& ours, const SeedFigure
     };
     ExperimentSummary summary;
     std::ostringstream md;
-    md << "# Results: seed means beside the chapter's\n\n"
-       << "Seeds: ";
+    md << summary_heading << "\n\nSeeds: ";
     for (uint64_t s : seeds) md << s << " ";
     md << "\n\nEach run: train_position TASK SCHEME SEED"
        << (run_flags.empty() ? " (the chapter's settings)" : " " + run_flags + " (RUN_FLAGS: not the chapter's settings)");
@@ -212,7 +217,7 @@ ExperimentSummary summarize_experiment(const SeedFigures& ours, const SeedFigure
     // The picture's data (plots/experiment.gp): the seed mean at each length, one column a scheme.
     for (const auto& task : experiment_tasks) {
         std::ostringstream data;
-        data << "# " << task << ": accuracy at each test length, mean over the seeds. Written by collect_results.\nlength";
+        data << picture_data_heading(task) << "\nlength";
         for (const auto& scheme : experiment_schemes) data << " " << scheme;
         data << (task == "seen" ? " always-no" : " chance") << "\n";
         for (size_t i = 0; i < experiment_lengths.size(); ++i) {

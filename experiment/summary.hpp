@@ -29,6 +29,11 @@ std::vector<double> result_figures(const ResultLine& r);
 // lengths 32 / 64 / 128, trained at 32.
 bool is_experiment_run(const ResultLine& r, const std::string& task, const std::string& scheme, uint64_t seed);
 
+// The first line of results/summary.md, and of the picture's data for a task (results/data/TASK.dat):
+// how collect_results knows a file it wrote, which it may replace.
+extern const char* const summary_heading;  // "# Results: seed means beside the chapter's"
+std::string picture_data_heading(const std::string& task);
+
 // The chapter's table as text (experiment/chapter_table.txt): each line a result line at the
 // experiment's lengths, each (task, scheme) there twice (seeds 0 and 1). Throws std::runtime_error
 // naming `where` and the first fault (an empty or cut table is no table).

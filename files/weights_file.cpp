@@ -3,7 +3,8 @@
 // only then the data the header describes, straight into the tensors; a read that comes up short is
 // "the file changed while it was read", so no check can be skipped by a short read. The rules are the
 // reference implementation's (huggingface/safetensors, safetensors/src/tensor.rs: read_metadata and
-// Metadata::validate), with duplicate names and unknown keys refused as well.
+// Metadata::validate), with duplicate names and unknown keys refused as well. The header's JSON is
+// built by a handler of our own, in time linear in its size, however many entries it holds.
 // Leaves out streaming files larger than memory, and a module's names in the two layouts with saving
 // and loading a module (files/weights_layout.cpp).
 #include "files/weights_file.hpp"
@@ -53,36 +54,101 @@ struct DuplicateName {
     int depth;  // 1: a name of the header itself (a tensor's, or __metadata__)
 };
 
-// The header's JSON, parsed with two checks made as the parser goes: no list or object opens more
-// than max_header_depth levels deep (a deeper one would be built, copied and destroyed recursively:
-// 60,000 levels crashed the reader with a stack overflow), and no name is given twice in one object
-// (the parser would keep the last one and drop the other without a word).
-Json parse_header(std::string_view text, const std::string& path) {
-    std::vector<std::set<std::string>> open_objects;  // the names seen so far in each open object
-    const auto check = [&](int depth, Json::parse_event_t event, Json& parsed) {
-        switch (event) {
-            case Json::parse_event_t::object_start:
-                if (depth >= max_header_depth) throw NestedTooDeep{};
-                open_objects.emplace_back();
-                break;
-            case Json::parse_event_t::array_start:
-                if (depth >= max_header_depth) throw NestedTooDeep{};
-                break;
-            case Json::parse_event_t::object_end:
-                open_objects.pop_back();
-                break;
-            case Json::parse_event_t::key: {
-                const std::string& name = parsed.get_ref<const std::string&>();
-                if (!open_objects.back().insert(name).second) throw DuplicateName{name, depth};
-                break;
-            }
-            default:
-                break;
-        }
+// The header's JSON, built by a SAX handler of our own that makes two checks as the parser goes: no
+// list or object opens more than max_header_depth levels deep (a deeper one would be built, copied
+// and destroyed recursively: 60,000 levels crashed the reader with a stack overflow), and no name is
+// given twice in one object (the parser would keep the last one and drop the other without a word).
+// Not Json::parse with a callback, which made the same checks: nlohmann's callback parser scans the
+// enclosing object for a discarded value at the end of every object, so a header of N entries took
+// N^2 steps (200,000 empty tensors: over a minute). Here each value is put in place once.
+class HeaderBuilder final : public Json::json_sax_t {
+  public:
+    explicit HeaderBuilder(Json& root) : root_(root) {}
+
+    bool null() override { return place(nullptr); }
+    bool boolean(bool value) override { return place(value); }
+    bool number_integer(Json::number_integer_t value) override { return place(value); }
+    bool number_unsigned(Json::number_unsigned_t value) override { return place(value); }
+    bool number_float(Json::number_float_t value, const Json::string_t&) override { return place(value); }
+    bool string(Json::string_t& value) override { return place(std::move(value)); }
+    bool binary(Json::binary_t& value) override { return place(std::move(value)); }
+    bool start_object(std::size_t) override {
+        if (open_.size() >= static_cast<size_t>(max_header_depth)) throw NestedTooDeep{};
+        open_.push_back(placed(Json::object()));
+        names_.emplace_back();
         return true;
-    };
+    }
+    bool key(Json::string_t& name) override {
+        if (!names_.back().insert(name).second) throw DuplicateName{name, static_cast<int>(open_.size())};
+        member_ = &(*open_.back())[name];
+        return true;
+    }
+    bool end_object() override {
+        open_.pop_back();
+        names_.pop_back();
+        return true;
+    }
+    bool start_array(std::size_t) override {
+        if (open_.size() >= static_cast<size_t>(max_header_depth)) throw NestedTooDeep{};
+        open_.push_back(placed(Json::array()));
+        return true;
+    }
+    bool end_array() override {
+        open_.pop_back();
+        return true;
+    }
+    // Kept for the caller, and parsing stops: a syntax error (with its byte), or another of the
+    // parser's exceptions (e.g. a number past a double's range, found by make fuzz).
+    bool parse_error(std::size_t position, const std::string&, const Json::exception& error) override {
+        syntax_error_ = dynamic_cast<const Json::parse_error*>(&error) != nullptr;
+        error_byte_ = position;
+        error_text_ = error.what();
+        return false;
+    }
+
+    bool syntax_error_ = false;
+    size_t error_byte_ = 0;
+    std::string error_text_;
+
+  private:
+    // `value` where the parser is: the whole header, the next item of the open list, or the member of
+    // the open object whose name came last.
+    template <typename Value>
+    Json* placed(Value&& value) {
+        if (open_.empty()) {
+            root_ = Json(std::forward<Value>(value));
+            return &root_;
+        }
+        if (open_.back()->is_array()) {
+            open_.back()->emplace_back(std::forward<Value>(value));
+            return &open_.back()->back();
+        }
+        *member_ = Json(std::forward<Value>(value));
+        return member_;
+    }
+    template <typename Value>
+    bool place(Value&& value) {
+        placed(std::forward<Value>(value));
+        return true;
+    }
+
+    Json& root_;
+    std::vector<Json*> open_;                    // the lists and objects open, outermost first
+    std::vector<std::set<std::string>> names_;  // the names seen so far in each open object
+    Json* member_ = nullptr;                     // where the value after the last name goes
+};
+
+Json parse_header(std::string_view text, const std::string& path) {
     try {
-        Json header = Json::parse(text.begin(), text.end(), check);
+        Json header;
+        HeaderBuilder builder(header);
+        if (!Json::sax_parse(text.begin(), text.end(), &builder)) {
+            if (builder.syntax_error_)
+                refuse(path, "the header is not valid JSON (at byte " + std::to_string(builder.error_byte_) + " of " +
+                                 std::to_string(text.size()) + ")",
+                       layout);
+            refuse(path, "the header's JSON cannot be read (" + builder.error_text_ + ")", layout);
+        }
         // nlohmann's parser takes a NUL byte for the end of its input and ignores what follows; JSON has
         // no raw NUL anywhere (serde_json, the reference's parser, refuses one), so it is refused here.
         if (const size_t nul = text.find('\0'); nul != std::string_view::npos)
@@ -98,11 +164,7 @@ Json parse_header(std::string_view text, const std::string& path) {
                (duplicate.depth == 1 ? "the name '" + duplicate.name + "' is given twice in the header"
                                      : "the key '" + duplicate.name + "' is given twice in one object of the header"),
                "each name in a JSON object of the header must be unique");
-    } catch (const Json::parse_error& e) {
-        refuse(path, "the header is not valid JSON (at byte " + std::to_string(e.byte) + " of " +
-                         std::to_string(text.size()) + ")",
-               layout);
-    } catch (const Json::exception& e) {  // e.g. a number past a double's range (found by make fuzz)
+    } catch (const Json::exception& e) {  // thrown by the parser itself rather than passed to parse_error
         refuse(path, std::string("the header's JSON cannot be read (") + e.what() + ")", layout);
     }
 }
@@ -280,43 +342,76 @@ WeightsFile tensors_of(Described described, const std::string& path, uint64_t da
 
 }  // namespace
 
-// The file is judged by what it says before it is read whole: its size first, then the 8-byte header
-// length (against the size), then the header (every entry against the size: offsets, coverage,
-// trailing bytes), and only then the data the header describes, read straight into the tensors. A
-// file that is shorter than its size said when a read comes ("the file changed while it was read")
-// is refused; bytes added after the size was taken are never read.
 std::string nul_shown(std::string text) {
     for (size_t at = text.find('\0'); at != std::string::npos; at = text.find('\0', at + 4)) text.replace(at, 1, "\\x00");
     return text;
 }
 
-WeightsFile read_weights_file(const std::string& path) {
-    std::error_code error;
-    const uintmax_t size = std::filesystem::file_size(path, error);
-    if (error) throw std::runtime_error("weights file '" + path + "': cannot read it (" + error.message() + ")");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("weights file '" + path + "': cannot read it (" + std::strerror(errno) + ")");
-    uint64_t read_so_far = 0;
-    const auto read = [&](char* destination, uint64_t count) {
-        if (!in.read(destination, static_cast<std::streamsize>(count)))
-            throw std::runtime_error("weights file '" + path + "': the file changed while it was read: it was " +
+namespace {
+
+// A file read from its start, each read checked against the size taken when it was opened.
+class SizedReader {
+  public:
+    explicit SizedReader(const std::string& path) : path_(path) {
+        std::error_code error;
+        size = std::filesystem::file_size(path, error);
+        if (error) throw std::runtime_error("weights file '" + path + "': cannot read it (" + error.message() + ")");
+        in_.open(path, std::ios::binary);
+        if (!in_) throw std::runtime_error("weights file '" + path + "': cannot read it (" + std::strerror(errno) + ")");
+    }
+    void read(char* destination, uint64_t count) {
+        if (!in_.read(destination, static_cast<std::streamsize>(count)))
+            throw std::runtime_error("weights file '" + path_ + "': the file changed while it was read: it was " +
                                      std::to_string(size) + " bytes, and ended after " +
-                                     std::to_string(read_so_far + static_cast<uint64_t>(in.gcount())));
-        read_so_far += count;
-    };
-    if (size < 8) {  // too short for a header length: the refusal names its size
-        std::string bytes(size, '\0');
-        read(bytes.data(), size);
-        return parse_weights_file(bytes, path);
+                                     std::to_string(read_so_far_ + static_cast<uint64_t>(in_.gcount())));
+        read_so_far_ += count;
+    }
+    uint64_t size = 0;
+
+  private:
+    std::string path_;
+    std::ifstream in_;
+    uint64_t read_so_far_ = 0;
+};
+
+// The header length (against the size), then the header, every entry checked against the size of the
+// data that follows it (data_size). The file is left at the start of its data.
+Described read_described(SizedReader& file, const std::string& path, uint64_t& data_size) {
+    if (file.size < 8) {  // too short for a header length: the refusal names its size
+        std::string bytes(file.size, '\0');
+        file.read(bytes.data(), file.size);
+        parse_weights_file(bytes, path);  // refuses it
+        throw std::logic_error("a file of " + std::to_string(file.size) + " bytes was not refused");
     }
     uint64_t header_size = 0;
-    read(reinterpret_cast<char*>(&header_size), 8);
-    check_header_length(path, header_size, size - 8);
+    file.read(reinterpret_cast<char*>(&header_size), 8);
+    check_header_length(path, header_size, file.size - 8);
     std::string header(header_size, '\0');
-    read(header.data(), header_size);
-    const uint64_t data_size = size - 8 - header_size;
-    return tensors_of(parse_described(header, path, data_size), path, data_size,
-                      [&](const Entry& e, char* destination) { read(destination, e.end - e.begin); });
+    file.read(header.data(), header_size);
+    data_size = file.size - 8 - header_size;
+    return parse_described(header, path, data_size);
+}
+
+}  // namespace
+
+// The file is judged by what it says before it is read whole: its size first, then the 8-byte header
+// length (against the size), then the header (every entry against the size: offsets, coverage,
+// trailing bytes), and only then the data the header describes, read straight into the tensors. A
+// file that is shorter than its size said when a read comes ("the file changed while it was read")
+// is refused; bytes added after the size was taken are never read.
+WeightsFile read_weights_file(const std::string& path) {
+    SizedReader file(path);
+    uint64_t data_size = 0;
+    Described described = read_described(file, path, data_size);
+    return tensors_of(std::move(described), path, data_size,
+                      [&](const Entry& e, char* destination) { file.read(destination, e.end - e.begin); });
+}
+
+// The same, up to the data, which is never read.
+std::map<std::string, std::string> read_weights_metadata(const std::string& path) {
+    SizedReader file(path);
+    uint64_t data_size = 0;
+    return read_described(file, path, data_size).metadata;
 }
 
 WeightsFile parse_weights_file(std::string_view bytes, const std::string& path) {

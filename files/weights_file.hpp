@@ -34,6 +34,10 @@ constexpr uint64_t max_header_bytes = 100'000'000;
 constexpr int max_header_depth = 128;
 
 WeightsFile read_weights_file(const std::string& path);
+// The header alone, with every check read_weights_file makes on it (its length, and each entry
+// against the file's size); the data is never read. Returns the file's metadata: for judging a file
+// cheaply, as the experiment's prune judges the weights beside each result (programs/collect_results.cpp).
+std::map<std::string, std::string> read_weights_metadata(const std::string& path);
 // `text` with each NUL byte written \x00. A refusal quotes names and values from the file, and an
 // exception's what() is a C string: a NUL in a tensor's name or a metadata value would end the
 // message where it stands (the programs escape every other unprintable byte when they print it).

@@ -12,7 +12,8 @@
 //   RESULTS/extension/METHOD-L/MODEL.txt   a RoPE model's saved weights tested at length L with METHOD,
 //                                          s = L / 32, the training length
 // When RESULTS/runs/ holds make experiment's results, the retrained models' figures at 32, 64 and 128
-// are compared with them. Outputs are written to a temporary file and renamed.
+// are compared with them. Outputs are written to a temporary file and renamed; a file already at an
+// output's path is replaced only when it is one collect_extension wrote (or empty).
 // Leaves out running anything (experiment/extension.mk) and the pictures (plots/).
 #include <algorithm>
 #include <cstdio>
@@ -44,6 +45,12 @@ const std::vector<std::string> rope_schemes = {"rope", "rope:1000000"};
 const std::vector<std::pair<std::string, ExtensionSpec::Kind>> methods = {
     {"pi", ExtensionSpec::Kind::pi}, {"ntk", ExtensionSpec::Kind::ntk}, {"yarn", ExtensionSpec::Kind::yarn}};
 const std::vector<std::string> method_titles = {"PI", "NTK", "YaRN"};
+
+// The first lines of the outputs: how collect_extension knows a file it wrote, which it may replace.
+const char* const table_heading = "# Context extension: accuracy past the training length";
+std::string data_heading(const std::string& task) {
+    return "# " + task + ": accuracy at each test length, mean over seeds; n/a where a run cannot go. Written by collect_extension.";
+}
 
 struct Setup {
     std::string run_flags;  // make's RUN_FLAGS: every run must have been made with them
@@ -264,9 +271,15 @@ int collect(const Setup& s) {
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
     }
+    // A file already there is replaced only when collect_extension wrote it (its heading first), or is
+    // empty: RESULTS may be any folder, and RESULTS/extension.md someone's own notes.
+    refuse_foreign_output(table, "the extension's table", "collect_extension", not_headed_by(table, table_heading));
+    for (const auto& task : tasks)
+        refuse_foreign_output(data_paths[task], "the picture's data", "collect_extension",
+                              not_headed_by(data_paths[task], data_heading(task)));
     std::map<std::string, std::string> data_text;
     std::ostringstream md;
-    md << "# Context extension: accuracy past the training length\n\n"
+    md << table_heading << "\n\n"
        << (s.run_flags.empty()
                ? "Every model is the experiment's (D = 64, 2 layers, 1 head, 2000 steps at length " +
                      std::to_string(train_length) + ")"
@@ -290,8 +303,7 @@ int collect(const Setup& s) {
         for (size_t i = 0; i < s.lengths.size() + 2; ++i) md << "---|";
         md << "\n";
         std::ostringstream data;
-        data << "# " << task << ": accuracy at each test length, mean over seeds; n/a where a run cannot go. "
-             << "Written by collect_extension.\nlength";
+        data << data_heading(task) << "\nlength";
         for (const Row& row : c.rows) data << " " << row.model << (row.method == "none" ? "" : "+" + row.method);
         data << (task == "seen" ? " always-no" : " chance") << "\n";
         for (const Row& row : c.rows) {

@@ -7,9 +7,12 @@
 //   collect_results --prune [--run-flags FLAGS] [--my-schemes SCHEMES] RUNS_DIR SEEDS...
 //       delete result files that are not a valid result for their run or were made with other
 //       settings, and killed runs' temporary files
-// A result file is the run's line and the settings it was made with (experiment/results_files.hpp).
+// A result file is the run's line and the settings it was made with (experiment/results_files.hpp);
+// the run's weights beside it must be a safetensors file whose header names that run (only the header
+// is read), or the run is not finished: the prune deletes both, and make runs it again.
 // The always-"no" baseline for seen is computed here from the same test sequences the runs used.
-// Outputs are written to a temporary file and renamed, so they are whole or absent.
+// Outputs are written to a temporary file and renamed, so they are whole or absent; a file already at
+// an output's path is replaced only when it is one collect_results wrote (or empty), never anyone's.
 // Leaves out running anything: the Makefile runs train_position.
 #include <algorithm>
 #include <cmath>
@@ -26,6 +29,7 @@
 #include "tasks/result_line.hpp"
 #include "experiment/results_files.hpp"
 #include "files/atomic_file.hpp"
+#include "files/weights_file.hpp"
 
 using namespace wai;
 namespace fs = std::filesystem;
@@ -66,6 +70,35 @@ std::optional<RunFile> read_run(const Run& run) {
     return f;
 }
 
+// Why the weights beside a run's result cannot be that run's, or "" when they can: their header must
+// read as a safetensors header (files/weights_file.hpp; the header alone, never the tensors, so a
+// prune over many runs stays cheap) whose metadata names the run's task and scheme, and its seed when
+// it records one, as train_position --save records them. Anything else (garbage, a cut or foreign file)
+// would have been kept as a finished run's weights, and make plots would have failed on it later.
+std::string weights_fault(const Run& run, const fs::path& weights) {
+    std::map<std::string, std::string> metadata;
+    try {
+        metadata = read_weights_metadata(weights.string());
+    } catch (const std::exception& e) {
+        return "has weights beside it that are not a readable safetensors file (" + std::string(e.what()) + ")";
+    }
+    const auto named = [&](const std::string& key) {  // as a message quotes it: a long value cut to its first 60 characters
+        const auto found = metadata.find(key);
+        if (found == metadata.end()) return "(no " + key + ")";
+        const std::string& value = found->second;
+        return value.size() <= 80 ? value : value.substr(0, 60) + "... (" + std::to_string(value.size() - 60) + " more characters)";
+    };
+    const auto differs = [&](const std::string& key, const std::string& value) {
+        return !metadata.count(key) || metadata.at(key) != value;
+    };
+    const bool has_seed = metadata.count("seed") > 0;
+    if (differs("task", run.task) || differs("scheme", run.scheme) || (has_seed && differs("seed", std::to_string(run.seed))))
+        return nul_shown("has weights beside it saved for another run (" + weights.filename().string() + " names " + named("task") + " " +
+                         named("scheme") + (has_seed ? " seed " + named("seed") : "") + ", not " + run.task + " " + run.scheme +
+                         " seed " + std::to_string(run.seed) + ")");
+    return "";
+}
+
 // Why the run's file cannot be used by a run with these flags, or "" when it can.
 std::string fault(const Run& run, const std::string& run_flags) {
     if (const std::string problem = result_file_problem(run.path); !problem.empty()) return problem;
@@ -76,7 +109,7 @@ std::string fault(const Run& run, const std::string& run_flags) {
     fs::path weights = run.path;
     if (!fs::is_regular_file(weights.replace_extension(".safetensors")))
         return "has no weights beside it (" + weights.filename().string() + ")";
-    return "";
+    return weights_fault(run, weights);
 }
 
 // The chapter's table (experiment/chapter_table.txt), read as experiment/summary.hpp's
@@ -130,6 +163,14 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
         }
     } catch (const std::invalid_argument& e) {
         throw UsageError(e.what());
+    }
+    // A file already at an output is replaced only when collect_results wrote it (make experiment run
+    // again over its own results): TABLE all result lines, SUMMARY and the data under their headings.
+    refuse_foreign_output(table_path, "TABLE", "collect_results", not_a_result_table(table_path));
+    refuse_foreign_output(summary_path, "SUMMARY", "collect_results", not_headed_by(summary_path, summary_heading));
+    for (const auto& task : tasks) {
+        const fs::path data = data_dir / (task + ".dat");
+        refuse_foreign_output(data, "the picture's data", "collect_results", not_headed_by(data, picture_data_heading(task)));
     }
     const auto chapter = read_chapter_table(chapter_path);
 

@@ -4,9 +4,9 @@
 # other); interrupted with SIGINT, SIGTERM to its process group, SIGTERM to make alone and SIGKILL,
 # each time leaving no temporary file and no partial result, then resumed, doing only the missing
 # runs and giving the same table; its result files truncated, filled with garbage, doubled, emptied
-# or replaced by another run's line, given an impossible accuracy, other settings or no weights, each
-# detected and redone; made again with other RUN_FLAGS, every run redone; a second make on a folder in
-# use refused in one line; the collector refusing a missing, cut or impossible chapter table and two
+# or replaced by another run's line, given an impossible accuracy, other settings, no weights or
+# garbage weights, each detected and redone; made again with other RUN_FLAGS, every run redone; a
+# second make on a folder in use refused in one line; the collector refusing a missing, cut or impossible chapter table and two
 # outputs at one path. Bad settings (SEEDS, JOBS, RUN_FLAGS;
 # make test's SANITIZE and TAGS) and a NaN loss in every run stop make with a clear line and no
 # result. Exit 0 when all of this holds.
@@ -28,7 +28,7 @@ leftovers_in() { find "$1" -name '*.tmp*' 2>/dev/null | wc -l; }
 invalid_in() {
     rm -rf "$root/check" && cp -r "$1/runs" "$root/check"
     "build${sanitize:+/$sanitize}/collect_results" --prune --run-flags "$flags" "$root/check" 0 1 |
-        grep -cE 'not a valid result|has no weights|was made with'
+        grep -cE 'not a valid result|has no weights|has weights beside it|was made with'
 }
 done_lines() { grep -cE '^\[ ?[0-9]+/28\]' "$1"; }
 # Processes that name the folder in their arguments (make, run_one.sh) or hold a file open in it
@@ -190,15 +190,16 @@ sed -i 's/\.\([0-9]\)\([0-9]\)[0-9]$/.\1\2/' "$runs/seen_rope_seed0.txt"  # the 
 sed -i '1s/length 32 \/ 64 \/ 128: [0-9.]*/length 32 \/ 64 \/ 128: 1.500/' "$runs/lag_alibi-0.5_seed0.txt"  # an accuracy of 1.5
 sed -i '2s/$/ --steps 5/' "$runs/seen_none_seed1.txt"            # made with other flags
 rm "$runs/lag_rope_seed0.safetensors"                           # its weights gone
+echo garbage > "$runs/seen_sinusoid_seed1.safetensors"           # its weights garbage
 echo "lag  none partial" > "$runs/lag_learned_seed0.txt.tmp.99999"  # left by a killed run
 experiment "$root/sigint" > "$root/corrupt.log" 2>&1 || fail "the run after the corruption failed"
-noticed=$(grep -cE 'is not a valid result for its run|was made with RUN_FLAGS|has no weights beside it' "$root/corrupt.log")
+noticed=$(grep -cE 'is not a valid result for its run|was made with RUN_FLAGS|has no weights beside it|has weights beside it' "$root/corrupt.log")
 redone=$(done_lines "$root/corrupt.log")
-if [ "$noticed" = 9 ] && [ "$redone" = 9 ] && grep -q 'left by a run that was killed' "$root/corrupt.log" &&
+if [ "$noticed" = 10 ] && [ "$redone" = 10 ] && grep -q 'left by a run that was killed' "$root/corrupt.log" &&
    cmp -s "$root/reference/table.txt" "$root/sigint/table.txt" && [ "$(leftovers_in "$root/sigint")" = 0 ]; then
-    ok "9 corrupted, impossible, differently-set or weightless files named and redone, the stale temporary file removed, the same table byte for byte"
+    ok "10 corrupted, impossible, differently-set, weightless or garbage-weighted files named and redone, the stale temporary file removed, the same table byte for byte"
 else
-    fail "after the corruption: $noticed named, $redone redone (expected 9 and 9), table $(cmp -s "$root/reference/table.txt" "$root/sigint/table.txt" && echo same || echo DIFFERENT)"
+    fail "after the corruption: $noticed named, $redone redone (expected 10 and 10), table $(cmp -s "$root/reference/table.txt" "$root/sigint/table.txt" && echo same || echo DIFFERENT)"
     sed 's/^/    | /' "$root/corrupt.log" | head -20
 fi
 

@@ -322,6 +322,34 @@ int leftovers_under(const fs::path& root, const std::string& part) {
 
 }  // namespace
 
+TEST_CASE("make experiment again: a run whose weights are garbage is redone, and the outputs of the first are replaced", "[cli]") {
+    // echo garbage > RESULTS/runs/lag_rope_seed0.safetensors, then make experiment: the run was kept as
+    // finished, its garbage weights with it (make plots would fail on them later).
+    Folder folder("make_garbage_weights");
+    const std::string results = folder.file("results");
+    const std::vector<std::string> settings = {"RESULTS=" + results, "SEEDS=0",
+                                               "RUN_FLAGS=--steps 3 --dim 8 --mlp 8 --layers 1 --batch 2 --eval-seqs 2"};
+    const Outcome first = make_in_source(folder, concat({"experiment"}, settings), "first");
+    INFO(first.out << first.err);
+    REQUIRE(first.status == 0);
+    const std::string table = read_bytes(results + "/table.txt"), summary = read_bytes(results + "/summary.md");
+    const std::string weights = results + "/runs/lag_rope_seed0.safetensors", good_weights = read_bytes(weights);
+    write_bytes(weights, "garbage\n");
+    const Outcome again = make_in_source(folder, concat({"experiment"}, settings), "again");
+    INFO(again.out << again.err);
+    CHECK(again.status == 0);
+    CHECK(holds(again.out, "experiment: " + results + "/runs/lag_rope_seed0.txt has weights beside it that are not a readable "
+                           "safetensors file (weights file '" + weights + "': "));
+    CHECK(holds(again.out, "; it will be run again (its weights, lag_rope_seed0.safetensors, removed with it)"));
+    CHECK(holds(again.out, "[14/14] lag rope seed 0: "));  // that run alone, the 13 others kept
+    CHECK(again.out.find("/14] ") == again.out.rfind("/14] "));
+    // The same run again: the same weights and the same table, written over the first make's own outputs.
+    CHECK(read_bytes(weights) == good_weights);
+    CHECK(read_bytes(results + "/table.txt") == table);
+    CHECK(read_bytes(results + "/summary.md") == summary);
+    CHECK(holds(again.out, "experiment: wrote " + results + "/table.txt"));
+}
+
 TEST_CASE("make experiment-collect and make plots: a picture that cannot be written whole, or from data with no valid points, is not drawn, and make fails", "[cli]") {
     Folder folder("make_full_disk");
     const std::string results = folder.file("results");

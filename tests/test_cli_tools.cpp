@@ -1,7 +1,9 @@
 // The other programs' command lines: the collectors (collect_results, collect_extension), bench_step
 // and the lessons refuse a bad, repeated or empty argument and a signed number with one line and exit
 // code 2; lesson 06 --try answers each line it cannot use and goes on; the collectors take make's
-// RUN_FLAGS, empty or holding flags of their own, and check every output before writing any.
+// RUN_FLAGS, empty or holding flags of their own, check every output before writing any, and replace
+// only an output they wrote (or an empty file); the prune redoes a run whose weights are not a
+// safetensors file of that run, removing them with it.
 // Leaves out train_position's arguments (tests/test_cli_arguments.cpp) and make's settings
 // (tests/experiment_resume.sh).
 #include "tests/catch.hpp"
@@ -10,11 +12,17 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "experiment/results_files.hpp"
+#include "experiment/summary.hpp"
+#include "files/weights_file.hpp"
+#include "positional/context_extension.hpp"
+#include "tasks/result_line.hpp"
 #include "tests/programs.hpp"
 
 using namespace wai::testing;
@@ -22,6 +30,65 @@ using Catch::Matchers::ContainsSubstring;
 using Catch::Matchers::Matches;
 using Catch::Matchers::StartsWith;
 namespace fs = std::filesystem;
+
+namespace {
+
+// A result line as train_position prints it for a run trained at 32 and tested at `lengths`, every
+// accuracy 1.000 (with `extension`, as a test of a RoPE model's weights with it: "pi:2").
+std::string result_line(const std::string& task, const std::string& scheme, uint64_t seed, const std::vector<int64_t>& lengths,
+                        const std::string& extension = "") {
+    wai::RunConfig config;
+    config.task = task, config.scheme = scheme, config.seed = seed, config.test_lengths = lengths;
+    wai::RunResult result;
+    result.accuracy.assign(lengths.size(), 1.0);
+    result.has_past_train = lengths.back() > config.train_length;
+    result.past_train_accuracy = result.scaled_accuracy = 1.0;
+    result.extension = extension;
+    return wai::format_result_line(config, result);
+}
+
+// Weights as train_position --save leaves them: a safetensors file whose metadata names the run (one
+// small tensor: what the collectors read of a run's weights is the header).
+void write_run_weights(const std::string& path, const std::string& task, const std::string& scheme, uint64_t seed) {
+    wai::write_weights_file(path, {{"w", wai::Tensor::zeros(wai::Shape{2})}},
+                            {{"task", task}, {"scheme", scheme}, {"seed", std::to_string(seed)}, {"made_by", "whereami train_position"}});
+}
+
+// Every run of make experiment for seed 0 finished with RUN_FLAGS '', in folder/runs: result, settings, weights.
+void write_finished_experiment(const Folder& folder) {
+    fs::create_directories(folder.path / "runs");
+    for (const auto& task : wai::experiment_tasks)
+        for (const auto& scheme : wai::experiment_schemes) {
+            const std::string name = folder.file("runs/" + wai::run_name(task, scheme, 0));
+            write_bytes(name + ".txt", result_line(task, scheme, 0, {32, 64, 128}) + "\nsettings: train_position " + task + " " +
+                                           scheme + " 0\n");
+            write_run_weights(name + ".safetensors", task, scheme, 0);
+        }
+}
+
+// Every result make experiment-extension leaves in folder/RESULTS for EXTENSION_LENGTHS='32 64' and seed 0.
+void write_finished_extension(const Folder& folder, const std::string& results) {
+    const std::vector<std::string> schemes = {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625", "t5"};
+    const std::pair<std::string, wai::ExtensionSpec::Kind> methods[] = {
+        {"pi", wai::ExtensionSpec::Kind::pi}, {"ntk", wai::ExtensionSpec::Kind::ntk}, {"yarn", wai::ExtensionSpec::Kind::yarn}};
+    for (const std::string task : {"lag", "seen"})
+        for (const auto& scheme : schemes) {
+            const std::string settings = "settings: train_position " + task + " " + scheme + " 0\n";
+            fs::create_directories(folder.path / results / "extension/trained");
+            write_bytes(folder.file(results + "/extension/trained/" + wai::run_name(task, scheme, 0) + ".txt"),
+                        result_line(task, scheme, 0, {32, 64}) + "\n" + settings);
+            if (scheme.rfind("rope", 0) != 0) continue;
+            for (const auto& [method, kind] : methods)
+                for (const int64_t length : {32, 64}) {
+                    const std::string folder_name = results + "/extension/" + method + "-" + std::to_string(length);
+                    fs::create_directories(folder.path / folder_name);
+                    write_bytes(folder.file(folder_name + "/" + wai::run_name(task, scheme, 0) + ".txt"),
+                                result_line(task, scheme, 0, {length}, wai::extension_name(kind, length / 32.0)) + "\n" + settings);
+                }
+        }
+}
+
+}  // namespace
 
 TEST_CASE("collect_results: bad arguments are refused with one line", "[cli]") {
     Folder folder("collect_results");
@@ -93,6 +160,160 @@ TEST_CASE("the collectors check every output before writing any: never an input,
                            "runs have no valid result, e.g. ");
     CHECK(fs::is_empty(folder.path / "results/extension"));
     CHECK_FALSE(fs::exists(folder.path / "results/extension.md"));
+}
+
+TEST_CASE("the collectors replace only an output they wrote: any other file is refused in one line and kept as it was", "[cli]") {
+    // collect_results with a source file for TABLE and the README for SUMMARY replaced both and exited 0.
+    Folder folder("collector_foreign_outputs");
+    write_finished_experiment(folder);
+    const std::string chapter = source_dir + "/experiment/chapter_table.txt";
+    const std::string source = read_bytes(source_dir + "/programs/contain.cpp"), readme = read_bytes(source_dir + "/lessons/README.md");
+    write_bytes(folder.file("contain.cpp"), source);
+    write_bytes(folder.file("README.md"), readme);
+    const auto collect = [&](const std::string& table, const std::string& summary) {
+        return run(folder, "collect_results", {"--run-flags", "", "runs", chapter, table, summary, "0"});
+    };
+    check_one_line_refusal(collect("contain.cpp", "README.md"), 2, "collect_results",
+                           "TABLE contain.cpp: a file is there that collect_results did not write (its line 1 is not a result line: '//");
+    check_one_line_refusal(collect("t.txt", "README.md"), 2, "collect_results",
+                           "SUMMARY README.md: a file is there that collect_results did not write (its first line is '# ");
+    CHECK(holds(collect("t.txt", "README.md").err, "collect_results replaces only a file it wrote there, or an empty one, so nothing "
+                                                   "was written: give another path, or move that file away first"));
+    // A table that is result lines but one: not a table collect_results wrote either.
+    const std::string almost = result_line("lag", "none", 0, {32, 64, 128}) + "\nmy note\n";
+    write_bytes(folder.file("almost.txt"), almost);
+    check_one_line_refusal(collect("almost.txt", "s.md"), 2, "collect_results", "its line 2 is not a result line: 'my note'");
+    CHECK(read_bytes(folder.file("contain.cpp")) == source);
+    CHECK(read_bytes(folder.file("README.md")) == readme);
+    CHECK(read_bytes(folder.file("almost.txt")) == almost);
+    CHECK_FALSE(fs::exists(folder.path / "t.txt"));
+    CHECK_FALSE(fs::exists(folder.path / "s.md"));
+    CHECK_FALSE(fs::exists(folder.path / "data"));
+    // The picture's data beside TABLE: a file of someone else's there is refused too, before TABLE is written.
+    fs::create_directories(folder.path / "data");
+    write_bytes(folder.file("data/seen.dat"), "1 2 3\n");
+    check_one_line_refusal(collect("t.txt", "s.md"), 2, "collect_results",
+                           "the picture's data data/seen.dat: a file is there that collect_results did not write (its first line is '1 2 3'");
+    CHECK(read_bytes(folder.file("data/seen.dat")) == "1 2 3\n");
+    CHECK_FALSE(fs::exists(folder.path / "t.txt"));
+    CHECK_FALSE(fs::exists(folder.path / "data/lag.dat"));
+    // An empty file holds nothing to lose: replaced. Then its own outputs, again and again (make experiment rerun).
+    write_bytes(folder.file("data/seen.dat"), "");
+    write_bytes(folder.file("t.txt"), "");
+    for (int time = 1; time <= 2; ++time) {
+        INFO("collect number " << time);
+        const Outcome o = collect("t.txt", "s.md");
+        INFO(o.out << o.err);
+        CHECK(o.status == 0);
+        CHECK(read_bytes(folder.file("t.txt")).rfind(result_line("lag", "none", 0, {32, 64, 128}) + "\n", 0) == 0);
+        CHECK(read_bytes(folder.file("s.md")).rfind(std::string(wai::summary_heading) + "\n", 0) == 0);
+        CHECK(read_bytes(folder.file("data/seen.dat")).rfind(wai::picture_data_heading("seen") + "\n", 0) == 0);
+    }
+
+    // collect_extension: RESULTS/extension.md and RESULTS/extension/TASK.dat, in whatever folder RESULTS is.
+    write_finished_extension(folder, "results");
+    const std::string notes = "# My notes on context extension\n\nYaRN first.\n";
+    write_bytes(folder.file("results/extension.md"), notes);
+    check_one_line_refusal(run(folder, "collect_extension", {"results", "32,64", "0"}), 2, "collect_extension",
+                           "the extension's table results/extension.md: a file is there that collect_extension did not write (its first "
+                           "line is '# My notes on context extension', not '# Context extension: accuracy past the training length')");
+    CHECK(read_bytes(folder.file("results/extension.md")) == notes);
+    CHECK_FALSE(fs::exists(folder.path / "results/extension/lag.dat"));
+    fs::rename(folder.path / "results/extension.md", folder.path / "notes.md");
+    write_bytes(folder.file("results/extension/lag.dat"), notes);
+    check_one_line_refusal(run(folder, "collect_extension", {"results", "32,64", "0"}), 2, "collect_extension",
+                           "the picture's data results/extension/lag.dat: a file is there that collect_extension did not write");
+    CHECK(read_bytes(folder.file("results/extension/lag.dat")) == notes);
+    CHECK_FALSE(fs::exists(folder.path / "results/extension.md"));
+    fs::remove(folder.path / "results/extension/lag.dat");
+    for (int time = 1; time <= 2; ++time) {
+        INFO("collect_extension number " << time);
+        const Outcome o = run(folder, "collect_extension", {"results", "32,64", "0"});
+        INFO(o.out << o.err);
+        CHECK(o.status == 0);
+        CHECK(read_bytes(folder.file("results/extension.md")).rfind("# Context extension: accuracy past the training length\n", 0) == 0);
+        CHECK(holds(read_bytes(folder.file("results/extension/lag.dat")), "Written by collect_extension."));
+    }
+}
+
+TEST_CASE("the prune redoes a run whose weights are not a readable safetensors file of that run, and says why", "[cli]") {
+    // Garbage in a finished run's weights (echo garbage > RUNS/lag_rope_seed1.safetensors) was kept as the
+    // run's: fault() asked only that a regular file be there.
+    Folder folder("prune_weights");
+    write_finished_experiment(folder);  // every other run finished: the collector names this one
+    const std::string line = result_line("lag", "rope", 0, {32, 64, 128});
+    const std::string result = folder.file("runs/lag_rope_seed0.txt"), weights = folder.file("runs/lag_rope_seed0.safetensors");
+    const std::string other = folder.file("other.safetensors");
+    const auto finished = [&](const std::function<void()>& write_weights) {
+        write_bytes(result, line + "\nsettings: train_position lag rope 0\n");
+        write_weights();
+    };
+    const auto prune = [&] { return run(folder, "collect_results", {"--prune", "--run-flags", "", "runs", "0"}); };
+    const struct {
+        std::string name;
+        std::function<void()> write_weights;
+        std::string reason;
+    } cases[] = {
+        {"garbage", [&] { write_bytes(weights, "garbage\n"); },
+         "has weights beside it that are not a readable safetensors file (weights file 'runs/lag_rope_seed0.safetensors': "},
+        {"cut", [&] { write_run_weights(other, "lag", "rope", 0); write_bytes(weights, read_bytes(other).substr(0, 100)); },
+         "has weights beside it that are not a readable safetensors file (weights file 'runs/lag_rope_seed0.safetensors': "},
+        {"another scheme's", [&] { write_run_weights(weights, "lag", "none", 0); },
+         "has weights beside it saved for another run (lag_rope_seed0.safetensors names lag none seed 0, not lag rope seed 0)"},
+        {"another task's", [&] { write_run_weights(weights, "seen", "rope", 0); },
+         "has weights beside it saved for another run (lag_rope_seed0.safetensors names seen rope seed 0, not lag rope seed 0)"},
+        {"another seed's", [&] { write_run_weights(weights, "lag", "rope", 1); },
+         "has weights beside it saved for another run (lag_rope_seed0.safetensors names lag rope seed 1, not lag rope seed 0)"},
+        {"no metadata", [&] { wai::write_weights_file(weights, {{"w", wai::Tensor::zeros(wai::Shape{2})}}); },
+         "has weights beside it saved for another run (lag_rope_seed0.safetensors names (no task) (no scheme), not lag rope seed 0)"},
+    };
+    for (const auto& c : cases) {
+        INFO(c.name << " weights");
+        finished(c.write_weights);
+        const Outcome o = prune();
+        INFO(o.out << o.err);
+        CHECK(o.status == 0);
+        CHECK(holds(o.out, "experiment: runs/lag_rope_seed0.txt " + c.reason));
+        // Its weights go with it: train_position --save would refuse to replace garbage, and every rerun fail.
+        CHECK(holds(o.out, "; it will be run again (its weights, lag_rope_seed0.safetensors, removed with it)\n"));
+        CHECK_FALSE(fs::exists(result));
+        CHECK_FALSE(fs::exists(weights));
+        // The collector says the same, and writes nothing.
+        finished(c.write_weights);
+        const std::string chapter = source_dir + "/experiment/chapter_table.txt";
+        const Outcome collected = run(folder, "collect_results", {"--run-flags", "", "runs", chapter, "t.txt", "s.md", "0"});
+        check_one_line_refusal(collected, 1, "collect_results", "runs/lag_rope_seed0.txt " + c.reason);
+        CHECK_FALSE(fs::exists(folder.path / "t.txt"));
+    }
+    // The run's own weights are kept, with nothing said; so are weights whose header is the run's, even
+    // on a sparse file of 3 GiB under a 1 GB address-space limit: only the header is read.
+    write_run_weights(weights, "lag", "rope", 0);
+    const Outcome kept = prune();
+    CHECK(kept.status == 0);
+    CHECK_FALSE(holds(kept.out, "lag_rope_seed0"));
+    CHECK(fs::exists(result));
+    if (fs::path(build_dir).filename() == "build") {  // a sanitizer build maps terabytes of shadow memory at start-up
+        const std::string header = R"({"w":{"dtype":"F32","shape":[805306368],"data_offsets":[0,3221225472]},)"
+                                   R"("__metadata__":{"task":"lag","scheme":"rope","seed":"0"}})";
+        std::string bytes(8, '\0');
+        for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>((uint64_t(header.size()) >> (8 * i)) & 0xff);
+        write_bytes(weights, bytes + header);
+        fs::resize_file(weights, 8 + header.size() + (uintmax_t(3) << 30));
+        const Outcome huge = script(folder, "ulimit -v 1000000; exec timeout 60 " + program_path("collect_results") +
+                                                " --prune --run-flags '' runs 0");
+        INFO(huge.out << huge.err);
+        CHECK(huge.status == 0);
+        CHECK_FALSE(holds(huge.out, "lag_rope_seed0"));
+        CHECK(fs::exists(weights));
+    }
+    // A folder where the weights of a run to redo belong is the user's: refused, nothing in it removed.
+    write_bytes(result, "not a result\n");
+    fs::remove(weights);
+    fs::create_directories(weights);
+    write_bytes(weights + "/notes.txt", "mine\n");
+    check_one_line_refusal(prune(), 1, "collect_results",
+                           "runs/lag_rope_seed0.safetensors is a folder where a file of the experiment belongs; move it away and run again");
+    CHECK(read_bytes(weights + "/notes.txt") == "mine\n");
 }
 
 TEST_CASE("the prune leaves a live run's temporary files alone, removes a killed run's, and refuses a folder in a file's place", "[cli]") {
@@ -339,7 +560,9 @@ TEST_CASE("the prune sets aside a result made with other RUN_FLAGS and puts it b
                              "1.000; scores x log128/log32: 1.000";
     const std::string result = line + "\nsettings: train_position lag rope 0 --steps 5\n";
     write_bytes(folder.file("runs/lag_rope_seed0.txt"), result);
-    write_bytes(folder.file("runs/lag_rope_seed0.safetensors"), "the weights of --steps 5");
+    // The run's weights (the prune reads their header: they must be the run's to be kept).
+    write_run_weights(folder.file("runs/lag_rope_seed0.safetensors"), "lag", "rope", 0);
+    const std::string weights = read_bytes(folder.file("runs/lag_rope_seed0.safetensors"));
     write_bytes(folder.file("runs/lag_none_seed0.txt"), "not a result\n");  // no valid result: deleted, not kept
     const Outcome typo = run(folder, "collect_results", {"--prune", "--run-flags", "--steps 5 --lr 1e30", "runs", "0"});
     INFO(typo.out << typo.err);
@@ -348,7 +571,7 @@ TEST_CASE("the prune sets aside a result made with other RUN_FLAGS and puts it b
                           "again (kept in runs/replaced/ until then, and put back if these flags come again)"));
     CHECK_FALSE(fs::exists(folder.path / "runs/lag_rope_seed0.txt"));
     CHECK(read_bytes(folder.file("runs/replaced/lag_rope_seed0.txt")) == result);
-    CHECK(read_bytes(folder.file("runs/replaced/lag_rope_seed0.safetensors")) == "the weights of --steps 5");
+    CHECK(read_bytes(folder.file("runs/replaced/lag_rope_seed0.safetensors")) == weights);
     CHECK(holds(typo.out, "runs/lag_none_seed0.txt is not a valid result for its run; it will be run again\n"));
     CHECK_FALSE(fs::exists(folder.path / "runs/lag_none_seed0.txt"));
     CHECK_FALSE(fs::exists(folder.path / "runs/replaced/lag_none_seed0.txt"));
@@ -358,7 +581,7 @@ TEST_CASE("the prune sets aside a result made with other RUN_FLAGS and puts it b
     CHECK(back.status == 0);
     CHECK(holds(back.out, "runs/lag_rope_seed0.txt put back from runs/replaced/: it was made with these RUN_FLAGS"));
     CHECK(read_bytes(folder.file("runs/lag_rope_seed0.txt")) == result);
-    CHECK(read_bytes(folder.file("runs/lag_rope_seed0.safetensors")) == "the weights of --steps 5");
+    CHECK(read_bytes(folder.file("runs/lag_rope_seed0.safetensors")) == weights);
     CHECK_FALSE(fs::exists(folder.path / "runs/replaced/lag_rope_seed0.txt"));
     // Other flags again: set aside once more; flags that match neither leave the set-aside one where it is.
     CHECK(run(folder, "collect_results", {"--prune", "--run-flags", "--steps 7", "runs", "0"}).status == 0);

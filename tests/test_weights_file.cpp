@@ -1,6 +1,6 @@
 // Tests of files/weights_file, the safetensors reader and writer: a model's weights, extra tensors and
 // metadata survive a round trip; every kind of bad file is refused with a message naming the file,
-// the fault and what is accepted; a file that does not fit the model leaves the model alone; what
+// the fault and what is accepted, its header alone too (read_weights_metadata); a file that does not fit the model leaves the model alone; what
 // the format allows (any name order, space padding, empty tensors) is read.
 // Leaves out runs saving and loading (tests/test_weights_runs.cpp), the programs
 // (tests/test_weights_programs.cpp), PyTorch's golden files (tests/test_golden.cpp) and fuzzing (tests/fuzz/).
@@ -53,6 +53,35 @@ TEST_CASE("weights file: a model, extra tensors and metadata survive a round tri
                ContainsSubstring("tensor 'loss' is not a parameter of this model"));
     save_weights(file.path, saved.model, {}, {{"scheme", "learned"}});
     CHECK(load_weights(file.path, loaded.model) == std::map<std::string, std::string>{{"scheme", "learned"}});
+}
+
+TEST_CASE("weights file: read_weights_metadata reads the header alone, with every check read_weights_file makes on it",
+          "[weights_file]") {
+    TemporaryFile file("metadata.safetensors");
+    SmallModel saved(1);
+    save_weights(file.path, saved.model, {}, {{"task", "lag"}, {"scheme", "rope"}});
+    CHECK(read_weights_metadata(file.path) == std::map<std::string, std::string>{{"task", "lag"}, {"scheme", "rope"}});
+    // The data is never read: numbers that are no floats' pass (read_weights_file would read them as they are).
+    const std::string header = R"({"w":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"__metadata__":{"seed":"3"}})";
+    write_bytes(file.path, file_bytes(header, "garbage!"));
+    CHECK(read_weights_metadata(file.path) == std::map<std::string, std::string>{{"seed", "3"}});
+    // A header that read_weights_file refuses is refused the same way, the data's size counted.
+    const std::pair<std::string, std::string> refused[] = {
+        {"garbage\n", "is larger than the 100000000 bytes safetensors allows"},
+        {"abc", "it is 3 bytes, too short for a header length"},
+        {file_bytes(header, "1234"), "but the data is 4 bytes (a truncated file?)"},
+        {file_bytes(header, "123456789"), "1 trailing bytes"},
+        {file_bytes("{\"w\":", ""), "the header is not valid JSON"},
+    };
+    for (const auto& [bytes, message] : refused) {
+        INFO(message);
+        write_bytes(file.path, bytes);
+        const std::string from_header = message_of<std::runtime_error>([&] { read_weights_metadata(file.path); });
+        CHECK_THAT(from_header, ContainsSubstring(message));
+        CHECK(from_header == message_of<std::runtime_error>([&] { read_weights_file(file.path); }));
+    }
+    CHECK_THAT(message_of<std::runtime_error>([&] { read_weights_metadata(file.path + ".absent"); }),
+               ContainsSubstring("cannot read it"));
 }
 
 TEST_CASE("weights file: a bad file is refused with its name, the fault and what is accepted", "[weights_file]") {
