@@ -339,13 +339,11 @@ TEST_CASE("train_position --load: a header of a hundred thousand entries is read
         INFO(c.name);
         const std::string path = folder.file(c.name);
         write_bytes(path, file_bytes(c.header, data));
-        const auto start = std::chrono::steady_clock::now();
+        // Linear: under 2 s, several times that under a sanitizer; quadratic: past the 60 s of timeout
+        // (its exit status 124 is no refusal), for either case. A bound, not a timing: speed is the benches'.
         const Outcome o = script(folder, "exec timeout 60 " + program_path("train_position") + " lag rope 0 --steps 0" + small +
                                              " --load " + quoted(path));
-        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         check_refused(o, path, c.refusal);
-        // Linear: a fraction of a second here (a sanitizer build is several times slower); quadratic: a minute.
-        CHECK(seconds < (fs::path(build_dir).filename() == "build" ? 3.0 : 15.0));
     }
 }
 
