@@ -177,8 +177,10 @@ $(CHECKED_LIBRARY): $(LIB_SOURCES:%.cpp=$(CHECKED_BUILD)/%.o)
 
 $(BUILD)/%: $(BUILD)/programs/%.o $(LIBRARY)
 	$(CXX) $(LDFLAGS) $^ -o $@ $(LDLIBS)
-# The exercises' containment (programs/contain.cpp) uses the C++ library alone.
-$(BUILD)/contain: $(BUILD)/programs/contain.o
+# The exercises' containment (programs/contain.cpp and its parts in containment/) uses the C++
+# library alone.
+CONTAIN_OBJECTS := $(patsubst %.cpp,$(BUILD)/%.o,programs/contain.cpp $(wildcard containment/*.cpp))
+$(BUILD)/contain: $(CONTAIN_OBJECTS)
 	$(CXX) $(LDFLAGS) $^ -o $@
 # Kept after the build, as the lessons' and plots' objects are. Deleted as intermediate files, they
 # were named by their .d files at the next make, which compiled and linked the programs again: on a

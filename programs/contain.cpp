@@ -45,18 +45,15 @@
 // inside its own process, reading the token from the environment before the checker takes it: the
 // learner's code is linked into the checker, so it can do what the checker can. In the subreaper
 // mode, code that stops this program (SIGSTOP to its parent) stops the run with it.
-#include <dirent.h>
+// The parts: containment/processes.hpp (finding and killing the program's processes, the PID
+// namespace), containment/folders.hpp (the read-only folders, the capabilities dropped) and
+// containment/verdict.hpp (the token); this file holds the flags, the limits and the run.
 #include <fcntl.h>
-#include <linux/capability.h>
 #include <poll.h>
-#include <sched.h>
 #include <signal.h>
-#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -67,10 +64,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <set>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "containment/folders.hpp"
+#include "containment/processes.hpp"
+#include "containment/verdict.hpp"
+#include "containment/write_all.hpp"
+
+using namespace contain;
 
 namespace {
 
@@ -81,241 +83,6 @@ double now_seconds() {
     timespec t{};
     clock_gettime(CLOCK_MONOTONIC, &t);
     return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-// The parent pid and state of process `pid` from /proc/PID/stat ("PID (NAME) STATE PPID ..."; the
-// name may hold spaces and ')', so the fields are read after the last ')'). False once it has gone.
-bool read_stat(pid_t pid, pid_t& parent, char& state) {
-    std::ifstream file("/proc/" + std::to_string(pid) + "/stat");
-    std::string line;
-    if (!std::getline(file, line)) return false;
-    const size_t close = line.rfind(')');
-    if (close == std::string::npos) return false;
-    long ppid = 0;
-    if (std::sscanf(line.c_str() + close + 1, " %c %ld", &state, &ppid) != 2) return false;
-    parent = static_cast<pid_t>(ppid);
-    return true;
-}
-
-// This process's pid as /proc names it: in a PID namespace of its own getpid() answers the
-// namespace's number (1 for its init), while /proc, mounted outside it, lists the machine's.
-pid_t pid_in_proc() {
-    char link[32] = {};
-    const ssize_t n = readlink("/proc/self", link, sizeof link - 1);
-    return n > 0 ? static_cast<pid_t>(std::atol(link)) : getpid();
-}
-
-// Every live (not yet zombie) descendant of this process, by walking parent links through /proc.
-std::set<pid_t> live_descendants() {
-    std::vector<std::pair<pid_t, pid_t>> links;  // (pid, parent)
-    std::set<pid_t> zombies;
-    if (DIR* proc = opendir("/proc")) {
-        while (dirent* entry = readdir(proc)) {
-            char* end = nullptr;
-            const long pid = std::strtol(entry->d_name, &end, 10);
-            if (pid <= 0 || *end != '\0') continue;
-            pid_t parent = 0;
-            char state = '?';
-            if (!read_stat(static_cast<pid_t>(pid), parent, state)) continue;
-            links.emplace_back(static_cast<pid_t>(pid), parent);
-            if (state == 'Z' || state == 'X') zombies.insert(static_cast<pid_t>(pid));
-        }
-        closedir(proc);
-    }
-    const pid_t self = pid_in_proc();
-    std::set<pid_t> family{self};
-    for (bool grew = true; grew;) {
-        grew = false;
-        for (const auto& [pid, parent] : links)
-            if (family.count(parent) && family.insert(pid).second) grew = true;
-    }
-    family.erase(self);
-    for (pid_t z : zombies) family.erase(z);
-    return family;
-}
-
-// Kills every descendant and reaps it, round after round, until this process has no child at all
-// (waitpid's ECHILD): a descendant whose parent was killed becomes its child (the subreaper), so one
-// that forks and ends in a loop is caught on a later round, never missed by a /proc scan's timing.
-// Returns the descendants it killed, except `spared` (the program itself).
-std::set<pid_t> kill_descendants(pid_t spared) {
-    std::set<pid_t> killed;
-    for (;;) {
-        for (pid_t pid : live_descendants()) {
-            kill(pid, SIGKILL);
-            if (pid != spared) killed.insert(pid);
-        }
-        bool children_left = false;
-        for (;;) {
-            const pid_t reaped = waitpid(-1, nullptr, WNOHANG);
-            if (reaped > 0) continue;
-            children_left = !(reaped < 0 && errno == ECHILD);
-            break;
-        }
-        if (!children_left) return killed;
-        usleep(1000);
-    }
-}
-
-bool write_all(int fd, const char* data, size_t size) {
-    while (size > 0) {
-        const ssize_t n = write(fd, data, size);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        data += n;
-        size -= static_cast<size_t>(n);
-    }
-    return true;
-}
-
-bool write_text(const std::string& path, const std::string& text) {
-    const int fd = open(path.c_str(), O_WRONLY | O_CLOEXEC);
-    if (fd < 0) return false;
-    const bool ok = write_all(fd, text.data(), text.size());
-    close(fd);
-    return ok;
-}
-
-// Enters a PID namespace for the children this process starts next: as root directly, otherwise in a
-// user namespace of its own with the same user and group inside. False where the kernel refuses (a
-// chroot, a container's seccomp filter), and then nothing has changed.
-bool enter_pid_namespace() {
-    if (unshare(CLONE_NEWPID) == 0) return true;
-    const uid_t uid = getuid();
-    const gid_t gid = getgid();
-    if (unshare(CLONE_NEWUSER | CLONE_NEWPID) != 0) return false;
-    const bool mapped = write_text("/proc/self/setgroups", "deny") &&
-                        write_text("/proc/self/uid_map", std::to_string(uid) + " " + std::to_string(uid) + " 1\n") &&
-                        write_text("/proc/self/gid_map", std::to_string(gid) + " " + std::to_string(gid) + " 1\n");
-    if (!mapped) {
-        std::fprintf(stderr, "contain: cannot map the user into its own namespace (%s)\n", std::strerror(errno));
-        std::exit(125);
-    }
-    return true;
-}
-
-// A mount point's path as /proc/self/mountinfo writes it, each blank and backslash as \040 \011 \012
-// \134, read back.
-std::string unescaped(const std::string& text) {
-    std::string plain;
-    for (size_t i = 0; i < text.size(); ++i) {
-        if (text[i] == '\\' && i + 3 < text.size()) {
-            plain += static_cast<char>(std::strtol(text.substr(i + 1, 3).c_str(), nullptr, 8));
-            i += 3;
-        } else {
-            plain += text[i];
-        }
-    }
-    return plain;
-}
-
-// The mount points at `dir` or below it, from /proc/self/mountinfo ("ID PARENT MAJOR:MINOR ROOT POINT ...").
-std::vector<std::string> mounts_at_or_below(const std::string& dir) {
-    std::ifstream info("/proc/self/mountinfo");
-    std::vector<std::string> found;
-    std::string line;
-    while (std::getline(info, line)) {
-        std::istringstream fields(line);
-        std::string id, parent, device, root, point;
-        if (!(fields >> id >> parent >> device >> root >> point)) continue;
-        point = unescaped(point);
-        if (dir == "/" || point == dir || point.rfind(dir + "/", 0) == 0) found.push_back(point);
-    }
-    return found;
-}
-
-// The flags of the mount at `path` that a read-only remount must keep: in a user namespace the kernel
-// refuses (EPERM) a remount that would clear one the mount had (nosuid, nodev, noexec, the atime ones).
-unsigned long kept_flags(const char* path) {
-    struct statvfs about {};
-    if (statvfs(path, &about) != 0) return 0;
-    unsigned long flags = 0;
-    if (about.f_flag & ST_NOSUID) flags |= MS_NOSUID;
-    if (about.f_flag & ST_NODEV) flags |= MS_NODEV;
-    if (about.f_flag & ST_NOEXEC) flags |= MS_NOEXEC;
-    if (about.f_flag & ST_NOATIME) flags |= MS_NOATIME;
-    if (about.f_flag & ST_NODIRATIME) flags |= MS_NODIRATIME;
-    if (about.f_flag & ST_RELATIME) flags |= MS_RELATIME;
-    return flags;
-}
-
-// Run by the PID namespace's init before it starts the program: a mount namespace of its own, where
-// each of `dirs` and everything mounted below it is bound onto itself read-only, and a /proc of this
-// PID namespace (the machine's would show the processes outside, and through /proc/PID/cwd or
-// /proc/PID/root of one of the user's own, the folders as writable as they are there). Empty when
-// done, else what failed.
-std::string contain_mounts(const std::vector<std::string>& dirs) {
-    const auto failed = [](const std::string& what) { return what + " (" + std::strerror(errno) + ")"; };
-    if (unshare(CLONE_NEWNS) != 0) return failed("a mount namespace");
-    // Private: nothing mounted here reaches the machine's namespace, as it would from root's.
-    if (mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) return failed("the mounts made private");
-    for (const std::string& dir : dirs) {
-        if (mount(dir.c_str(), dir.c_str(), nullptr, MS_BIND | MS_REC, nullptr) != 0) return failed(dir + " bound onto itself");
-        for (const std::string& point : mounts_at_or_below(dir))
-            if (mount(nullptr, point.c_str(), nullptr, MS_BIND | MS_REMOUNT | MS_RDONLY | kept_flags(point.c_str()), nullptr) != 0)
-                return failed(point + " made read-only");
-    }
-    if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) != 0) return failed("a /proc of its own");
-    // The working folder is taken again by its path: as it was, it is the folder under the mounts,
-    // where a relative path (build/exercises/NAME) would still reach the writable files.
-    char* here = getcwd(nullptr, 0);
-    const bool moved = here == nullptr || chdir(here) == 0;
-    std::free(here);
-    if (!moved) return failed("the working folder taken again");
-    return "";
-}
-
-// Whether the PID namespace's mode works here, with `dirs` read-only, tried in a child so that this
-// process is left as it was: the namespaces, the mounts, the /proc.
-bool namespaces_work(const std::vector<std::string>& dirs) {
-    const pid_t probe = fork();
-    if (probe == 0) {
-        if (!enter_pid_namespace()) _exit(1);
-        const pid_t init = fork();
-        if (init == 0) _exit(contain_mounts(dirs).empty() ? 0 : 1);
-        int status = 1;
-        _exit(init > 0 && waitpid(init, &status, 0) == init && WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1);
-    }
-    int status = 1;
-    if (probe > 0) waitpid(probe, &status, 0);
-    return probe > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
-}
-
-// No capability for the program, now or after its exec, even run as root or as the root of a user
-// namespace (it could otherwise remount the read-only folders or raise its file-size limit), and none
-// to gain from a set-user-ID program (no_new_privs). Where this process has none, nothing changes.
-void drop_capabilities() {
-    for (int capability = 0; capability < 64; ++capability) prctl(PR_CAPBSET_DROP, capability, 0, 0, 0);  // past the last: EINVAL
-    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
-    __user_cap_header_struct header{_LINUX_CAPABILITY_VERSION_3, 0};
-    __user_cap_data_struct none[2] = {};
-    syscall(SYS_capset, &header, none);
-    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
-}
-
-// 16 random hex digits (the kernel's random source, or the clock and pid where it cannot be read).
-std::string random_token() {
-    unsigned char bytes[8] = {};
-    std::ifstream random("/dev/urandom", std::ios::binary);
-    if (!random.read(reinterpret_cast<char*>(bytes), sizeof bytes)) {
-        const unsigned long long mix = static_cast<unsigned long long>(now_seconds() * 1e9) ^ (static_cast<unsigned long long>(getpid()) << 32);
-        for (int i = 0; i < 8; ++i) bytes[i] = static_cast<unsigned char>(mix >> (8 * i));
-    }
-    std::string token;
-    for (unsigned char b : bytes) {
-        token += "0123456789abcdef"[b >> 4];
-        token += "0123456789abcdef"[b & 15];
-    }
-    return token;
-}
-
-// The lines of `text` that begin with the token and a space, without them.
-std::string verdict_lines(const std::string& text, const std::string& token) {
-    std::istringstream lines(text);
-    std::string line, kept;
-    while (std::getline(lines, line))
-        if (line.rfind(token + " ", 0) == 0) kept += line.substr(token.size() + 1) + "\n";
-    return kept;
 }
 
 int usage(const std::string& why) {
