@@ -1,7 +1,7 @@
 // train_position's command line, run as a user runs it: each bad argument (unknown, missing, empty,
 // repeated, out of range, a number outside the one syntax) is refused with one line on stderr and
 // exit code 2; a long scheme never cuts the result line.
-// Leaves out the other programs' arguments (tests/test_cli_tools.cpp) and bad weight files
+// Leaves out the other programs' arguments (tests/test_cli_tools.cpp, tests/test_cli_collectors.cpp) and bad weight files
 // (tests/test_weights_programs.cpp).
 #include "tests/catch.hpp"
 

@@ -2,7 +2,7 @@
 // OpenBLAS start; waiting threads spin briefly unless the user chose how they wait; under an address-
 // space or data limit a run ends with one out-of-memory line, never a spin in OpenBLAS's allocator; a
 // loss driven to NaN stops training naming the step, and a model whose outputs are NaN is not scored.
-// Leaves out the arguments (tests/test_cli_arguments.cpp, tests/test_cli_tools.cpp).
+// Leaves out the arguments (tests/test_cli_arguments.cpp, tests/test_cli_tools.cpp, tests/test_cli_collectors.cpp).
 #include "tests/catch.hpp"
 
 #include <filesystem>
