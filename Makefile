@@ -342,7 +342,7 @@ test-programs: $(TEST_BINARY)
 # Without TAGS the test program runs in two parts at once (tests/run_parts.sh): the files below, whose
 # cases mostly start programs and wait for them (the lessons, the make tests), and every other case.
 # Under a sanitizer the lessons alone are about half of the run (they train, several times slower).
-TEST_FIRST_PART := test_lessons $(if $(SANITIZE),,test_cli_make test_cli_runtime)
+TEST_FIRST_PART := test_lessons $(if $(SANITIZE),,test_cli_make test_cli_make_variables test_cli_runtime)
 test: check-test-deps
 	+@$(PARALLEL_MAKE) test-programs
 	$(if $(TAGS)$(SANITIZE),,+@$(PARALLEL_MAKE) plain-build)

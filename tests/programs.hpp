@@ -7,6 +7,7 @@
 #include "tests/catch.hpp"
 
 #include <filesystem>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,8 @@ struct Folder {
 
 std::string read_bytes(const std::string& path);
 void write_bytes(const std::string& path, const std::string& bytes);
+// Every file under `root`, path (relative to it) and bytes, in order: what "every file as it was" compares.
+std::map<std::string, std::string> files_under(const std::filesystem::path& root);
 std::string quoted(const std::string& text);           // for sh: '...' with each ' written as '\''
 std::vector<std::string> words(const std::string& line);  // split on spaces; "<empty>" is ""
 std::vector<std::string> concat(std::vector<std::string> a, const std::vector<std::string>& b);

@@ -2,7 +2,7 @@
 // line ends (.gitattributes), a checkout path make's command lines cannot take is refused in one line,
 // make experiment without flock says so, the page's agreement check reads numbers alike under any locale,
 // and the README's reading table counts the lines each file has.
-// Leaves out make's own variables (tests/test_cli_make.cpp).
+// Leaves out make's own variables (tests/test_cli_make_variables.cpp).
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
