@@ -3,7 +3,7 @@
 
 The model is the chapter's (Where Am I?, "A test: two tasks, four times the length"), with its
 module names: emb, pos (learned only), layers.N.{n1, qkv, o, n2, mlp.0, mlp.2} (mlp an nn.Sequential
-of Linear, GELU, Linear) and out; D 64, 2 layers, 1 head, MLP 256. tests/test_weights_programs.cpp
+of Linear, GELU, Linear) and out; D 64, 2 layers, 1 head, MLP 256. tests/test_torch_reference.cpp
 ("[roundtrip]") runs it twice, in a temporary folder:
 
   roundtrip.py torch DIR   for both tasks and the chapter's seven schemes, a model with seeded
