@@ -136,8 +136,8 @@ void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model)
 
 void check_files(const RunConfig& c, const RunFiles& f) {
     if (c.steps == 0 && f.load_path.empty())
-        throw std::invalid_argument("--steps must be positive, got 0 (0 is allowed with --load: evaluate the loaded "
-                                    "weights without training)");
+        throw std::invalid_argument("--steps must be from 1 to " + std::to_string(max_steps) +
+                                    ", got 0 (0 is allowed with --load: evaluate the loaded weights without training)");
     validate(c);
     // Refused now rather than after the training: a file that is not a weights file (a results table, a
     // source file: one typo would replace it), then a folder that is not there or not writable, a

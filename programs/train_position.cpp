@@ -163,7 +163,7 @@ Options parse(int argc, char** argv) {
         else if (arg == "--lag") r.lag = parse_integer(value, arg);
         else if (arg == "--vocab") {
             r.vocab = parse_integer(value, arg);
-            if (r.vocab <= 0) throw UsageError("--vocab must be positive, got " + value);
+            if (r.vocab <= 0) throw UsageError("--vocab must be from 1 to " + std::to_string(wai::max_vocab) + ", got " + value);
         } else if (arg == "--eval-seqs") r.eval_sequences = parse_integer(value, arg);
         else if (arg == "--load") o.files.load_path = value;
         else if (arg == "--save") o.files.save_path = value;

@@ -21,37 +21,30 @@ namespace wai {
 void validate(const RunConfig& c) {
     const Task task = configured_task(c);
     const PositionSpec spec = parse_position_spec(c.scheme);
-    auto positive = [](int64_t v, const char* what) {
-        if (v <= 0) throw std::invalid_argument(std::string(what) + " must be positive, got " + std::to_string(v));
+    // Each size from 1 to a limit far above the chapter's sizes: a typo (an extra zero or three) is
+    // refused here, not after it overflows a product of sizes or fills the machine's memory.
+    const auto within = [](int64_t v, int64_t least, int64_t most, const std::string& what) {
+        if (v < least || v > most)
+            throw std::invalid_argument(what + " must be from " + std::to_string(least) + " to " + std::to_string(most) +
+                                        ", got " + std::to_string(v));
     };
-    if (c.steps < 0)  // 0 tests the model as it is (train_position allows it only with --load)
-        throw std::invalid_argument("--steps must be positive, got " + std::to_string(c.steps));
-    if (c.steps > max_steps)  // as the page takes them; the chapter's runs take 2000
-        throw std::invalid_argument("--steps must be at most " + std::to_string(max_steps) + ", got " + std::to_string(c.steps));
-    positive(c.batch, "--batch");
-    positive(c.train_length, "--train-len");
-    if (c.train_length < 2)  // log-length scaling's factor log(T) / log(train length) has log 1 = 0 below it
-        throw std::invalid_argument("--train-len must be at least 2, got 1: the scaled test multiplies the scores by "
-                                    "log(test length) / log(train length), and log 1 = 0");
-    positive(c.dim, "--dim");
-    positive(c.layers, "--layers");
-    positive(c.heads, "--heads");
-    positive(c.mlp_hidden, "--mlp");
-    positive(c.eval_sequences, "--eval-seqs");
-    // Upper limits far above the chapter's sizes: a typo (an extra zero or three) is refused here, not
-    // after it overflows a product of sizes or fills the machine's memory.
-    const auto at_most = [](int64_t v, int64_t limit, const std::string& what) {
-        if (v > limit) throw std::invalid_argument(what + " must be at most " + std::to_string(limit) + ", got " + std::to_string(v));
-    };
-    at_most(c.batch, max_size, "--batch");
-    at_most(c.train_length, max_size, "--train-len");
-    at_most(c.dim, max_size, "--dim");
-    at_most(c.layers, 64, "--layers");
-    at_most(c.mlp_hidden, 4 * max_size, "--mlp");
-    at_most(c.eval_sequences, 16 * max_size, "--eval-seqs");
-    at_most(c.vocab, 16 * max_size, "--vocab");
-    for (int64_t length : c.test_lengths) at_most(length, max_size, "a test length");
-    if (c.vocab < 0) throw std::invalid_argument("--vocab must be positive, got " + std::to_string(c.vocab));
+    if (c.steps < 0 || c.steps > max_steps)  // as the page takes them; the chapter's runs take 2000
+        throw std::invalid_argument("--steps must be from 1 to " + std::to_string(max_steps) +
+                                    " (0 with --load: the loaded weights tested), got " + std::to_string(c.steps));
+    within(c.batch, 1, max_size, "--batch");
+    if (c.train_length == 1)  // log-length scaling's factor log(T) / log(train length) has log 1 = 0 below it
+        throw std::invalid_argument("--train-len must be from 2 to " + std::to_string(max_size) +
+                                    ", got 1: the scaled test multiplies the scores by log(test length) / log(train length), "
+                                    "and log 1 = 0");
+    within(c.train_length, 2, max_size, "--train-len");
+    within(c.dim, 1, max_size, "--dim");
+    within(c.layers, 1, 64, "--layers");
+    within(c.heads, 1, max_size, "--heads");
+    within(c.mlp_hidden, 1, 4 * max_size, "--mlp");
+    within(c.eval_sequences, 1, 16 * max_size, "--eval-seqs");
+    for (int64_t length : c.test_lengths) within(length, 1, max_size, "a test length");
+    if (c.vocab < 0 || c.vocab > max_vocab)  // 0: the task's own
+        throw std::invalid_argument("--vocab must be from 1 to " + std::to_string(max_vocab) + ", got " + std::to_string(c.vocab));
     if (task.kind == Task::Kind::seen && task.vocab < 2) throw std::invalid_argument("--vocab must be at least 2 for seen");
     if (!(c.lr > 0.0f) || !std::isfinite(c.lr)) throw std::invalid_argument("--lr must be a positive number");
     if (c.dim % c.heads != 0)
@@ -61,8 +54,7 @@ void validate(const RunConfig& c) {
     if (spec.kind == PositionSpec::Kind::mine && (c.dim / c.heads) % 2 != 0)
         throw std::invalid_argument("mine (positional/mine.cpp) holds a RoPE, which needs an even head dimension, got " +
                                     std::to_string(c.dim / c.heads));
-    positive(c.lag, "--lag");  // checked for seen too, which has no use for it: a typo is still a typo
-    at_most(c.lag, max_size, "--lag");
+    within(c.lag, 1, max_size, "--lag");  // checked for seen too, which has no use for it: a typo is still a typo
     if (task.kind == Task::Kind::lag) {
         if (c.lag >= c.train_length)
             throw std::invalid_argument("--lag " + std::to_string(c.lag) + " must be smaller than --train-len " +
@@ -86,7 +78,6 @@ void validate(const RunConfig& c) {
         }
     }
     for (int64_t length : c.test_lengths) {
-        positive(length, "a test length");
         if (task.kind == Task::Kind::lag && length <= c.lag)
             throw std::invalid_argument("test length " + std::to_string(length) + " must be longer than --lag " +
                                         std::to_string(c.lag));

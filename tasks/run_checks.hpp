@@ -11,9 +11,10 @@ namespace wai {
 // Checks everything run_experiment would refuse, without training; throws std::invalid_argument.
 // steps may be 0 here: the model is tested as it is.
 void validate(const RunConfig& config);
-// The largest --batch, --train-len, --dim and test length validate accepts (--mlp: 4x, --eval-seqs and
-// --vocab: 16x, --layers: 64).
+// The largest --batch, --train-len, --dim, --heads, --lag and test length validate accepts (--mlp: 4x,
+// --eval-seqs and --vocab: 16x, --layers: 64); each message names its range.
 constexpr int64_t max_size = 4096;
 constexpr int64_t max_steps = 100000;  // --steps, as the page takes them
+constexpr int64_t max_vocab = 16 * max_size;  // --vocab
 
 }  // namespace wai

@@ -36,20 +36,20 @@ TEST_CASE("train_position: each bad argument is refused with one line and exit c
         {"lag none 0 --load", "--load needs a value"},
         {"lag none 0 --test-lens", "--test-lens needs a value"},
         {"lag none 0 --stpes 5", "unknown flag '--stpes'"},
-        {"lag none 0 --steps 0", "--steps must be positive, got 0 (0 is allowed with --load"},
-        {"lag none 0 --steps -5", "--steps must be positive, got -5"},
-        {"lag none 0 --batch 0", "--batch must be positive, got 0"},
-        {"lag none 0 --batch -1", "--batch must be positive, got -1"},
-        {"lag none 0 --dim 0", "--dim must be positive, got 0"},
-        {"lag none 0 --layers 0", "--layers must be positive, got 0"},
-        {"lag none 0 --heads 0", "--heads must be positive, got 0"},
-        {"lag none 0 --mlp -3", "--mlp must be positive, got -3"},
-        {"lag none 0 --eval-seqs 0", "--eval-seqs must be positive, got 0"},
-        {"lag none 0 --train-len 0", "--train-len must be positive, got 0"},
-        {"lag none 0 --test-lens 0,64", "a test length must be positive, got 0"},
-        {"lag none 0 --test-lens 32,-64", "a test length must be positive, got -64"},
-        {"lag none 0 --lag 0", "--lag must be positive, got 0"},
-        {"lag none 0 --vocab 0", "--vocab must be positive, got 0"},
+        {"lag none 0 --steps 0", "--steps must be from 1 to 100000, got 0 (0 is allowed with --load"},
+        {"lag none 0 --steps -5", "--steps must be from 1 to 100000 (0 with --load: the loaded weights tested), got -5"},
+        {"lag none 0 --batch 0", "--batch must be from 1 to 4096, got 0"},
+        {"lag none 0 --batch -1", "--batch must be from 1 to 4096, got -1"},
+        {"lag none 0 --dim 0", "--dim must be from 1 to 4096, got 0"},
+        {"lag none 0 --layers 0", "--layers must be from 1 to 64, got 0"},
+        {"lag none 0 --heads 0", "--heads must be from 1 to 4096, got 0"},
+        {"lag none 0 --mlp -3", "--mlp must be from 1 to 16384, got -3"},
+        {"lag none 0 --eval-seqs 0", "--eval-seqs must be from 1 to 65536, got 0"},
+        {"lag none 0 --train-len 0", "--train-len must be from 2 to 4096, got 0"},
+        {"lag none 0 --test-lens 0,64", "a test length must be from 1 to 4096, got 0"},
+        {"lag none 0 --test-lens 32,-64", "a test length must be from 1 to 4096, got -64"},
+        {"lag none 0 --lag 0", "--lag must be from 1 to 4096, got 0"},
+        {"lag none 0 --vocab 0", "--vocab must be from 1 to 65536, got 0"},
         {"lag none 0 --threads 0", "--threads must be a whole number from 1 to "},
         {"lag none 0 --kernels fused", "unknown kernels 'fused': the choices are plain (the chain of plain ops) and fast"},
         {"lag none 0 --kernels", "--kernels needs a value"},
@@ -57,14 +57,14 @@ TEST_CASE("train_position: each bad argument is refused with one line and exit c
         {"lag none 0 --lr -0.001", "--lr must be a positive number"},
         // Sizes far too large: refused before they overflow a product (--batch 2^62 was a segfault)
         // or fill the machine's memory.
-        {"lag none 0 --dim 100000000", "--dim must be at most 4096, got 100000000"},
-        {"lag none 0 --batch 4611686018427387904", "--batch must be at most 4096"},
-        {"lag none 0 --train-len 1000000000", "--train-len must be at most 4096"},
-        {"lag none 0 --layers 100000000000", "--layers must be at most 64"},
-        {"lag none 0 --mlp 10000000000", "--mlp must be at most 16384"},
-        {"lag none 0 --vocab 3000000000", "--vocab must be at most 65536"},
-        {"lag none 0 --eval-seqs 1000000000000", "--eval-seqs must be at most 65536"},
-        {"lag none 0 --test-lens 32,1000000000", "a test length must be at most 4096"},
+        {"lag none 0 --dim 100000000", "--dim must be from 1 to 4096, got 100000000"},
+        {"lag none 0 --batch 4611686018427387904", "--batch must be from 1 to 4096, got 4611686018427387904"},
+        {"lag none 0 --train-len 1000000000", "--train-len must be from 2 to 4096, got 1000000000"},
+        {"lag none 0 --layers 100000000000", "--layers must be from 1 to 64, got 100000000000"},
+        {"lag none 0 --mlp 10000000000", "--mlp must be from 1 to 16384, got 10000000000"},
+        {"lag none 0 --vocab 3000000000", "--vocab must be from 1 to 65536, got 3000000000"},
+        {"lag none 0 --eval-seqs 1000000000000", "--eval-seqs must be from 1 to 65536, got 1000000000000"},
+        {"lag none 0 --test-lens 32,1000000000", "a test length must be from 1 to 4096, got 1000000000"},
         {"lag none 0 --threads 5000", "CPUs this process may run on), got '5000'"},
         {"lag none 0 --steps abc", "--steps needs an integer, got 'abc'"},
         {"lag none 0 --steps 1e3", "--steps needs an integer, got '1e3'"},
@@ -102,8 +102,8 @@ TEST_CASE("train_position: each bad argument is refused with one line and exit c
         {"lag none 0 --save --quiet", "--save needs a value, got the flag '--quiet'"},
         {"lag none 0 --steps --lr 0.01", "--steps needs a value, got the flag '--lr'"},
         // Checked for seen too, which has no use for --lag: a typo is refused, not silently ignored.
-        {"seen none 0 --lag -5", "--lag must be positive, got -5"},
-        {"seen none 0 --lag 99999999", "--lag must be at most 4096, got 99999999"},
+        {"seen none 0 --lag -5", "--lag must be from 1 to 4096, got -5"},
+        {"seen none 0 --lag 99999999", "--lag must be from 1 to 4096, got 99999999"},
     };
     for (const Case& c : cases) {
         INFO("train_position " << c.line);
@@ -154,8 +154,8 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
     for (const std::string& flag : integer_flags)
         for (const std::string value : {"+5", " 5", "5 ", "0x10", "1e3", "5.0", "99999999999999999999", "-", "--5"})
             refused(tiny_with({flag, value}), needs_integer(flag, value));
-    refused(tiny_with({"--heads", "-5"}), "--heads must be positive, got -5");
-    refused(tiny_with({"--lag", "-1"}), "--lag must be positive, got -1");
+    refused(tiny_with({"--heads", "-5"}), "--heads must be from 1 to 4096, got -5");
+    refused(tiny_with({"--lag", "-1"}), "--lag must be from 1 to 4096, got -1");
     for (const std::string value : {"+0.01", " 0.01", "0.01 ", "0x1p-7", "1e", ".", "-.", "1e400", "infinity"})
         refused(tiny_with({"--lr", value}), "--lr needs a number, got '" + value + "'");
     refused(tiny_with({"--lr", "-0.01"}), "--lr must be a positive number");
@@ -180,8 +180,8 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
     CHECK(run(folder, "train_position", concat({"lag", "alibi:2.67e36", "0", "--check-flags"}, tiny)).status == 0);
     for (const std::string spec : {"pi:1e300", "ntk:4097", "yarn:100000", "yarn-paper:0.5"})
         refused(tiny_with({"--extend", spec}, "lag rope 0"), "the factor s must be from 1 to 4096");
-    refused(tiny_with({"--steps", "1000000000000"}), "--steps must be at most 100000, got 1000000000000");
-    refused(tiny_with({"--train-len", "1"}, "seen none 0"), "--train-len must be at least 2, got 1: the scaled test multiplies the scores by log(test length) / log(train length), and log 1 = 0");
+    refused(tiny_with({"--steps", "1000000000000"}), "--steps must be from 1 to 100000 (0 with --load: the loaded weights tested), got 1000000000000");
+    refused(tiny_with({"--train-len", "1"}, "seen none 0"), "--train-len must be from 2 to 4096, got 1: the scaled test multiplies the scores by log(test length) / log(train length), and log 1 = 0");
     CHECK(cases > 150);
     // And the one syntax still reads what it should.
     CHECK(run(folder, "train_position", tiny_with({"--lr", ".5e-3"}, "lag rope 007")).status == 0);

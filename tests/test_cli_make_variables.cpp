@@ -211,7 +211,7 @@ TEST_CASE("make experiment: RUN_FLAGS no run can start with stop make in one lin
         {flags + " --kernels fused", "unknown kernels 'fused'"},
         {flags + " --steps 4", "--steps is given twice"},
         {flags + " --threads 0", "--threads"},
-        {"--steps 3 --dim 0", "--dim must be positive, got 0"},
+        {"--steps 3 --dim 0", "--dim must be from 1 to 4096, got 0"},
         {flags + " extra", "expected TASK SCHEME SEED, got 4 positional arguments"},
         {flags + " -h", "-h stands alone (train_position --help)"},  // a help text would pass for a check
         {flags + " --help", "--help stands alone (train_position --help)"},
