@@ -9,6 +9,15 @@
 
 namespace wai {
 
+namespace {
+constexpr double smallest_rope_base = 1.0000002;    // as a float32, 1.00000024: the second above 1
+constexpr double smallest_alibi_slope = 1.2e-38;    // above float32's smallest normal number
+constexpr double largest_scheme_value = 3.4e38;     // below float32's largest number
+static_assert(static_cast<float>(smallest_rope_base) > 1.0f);
+static_assert(smallest_alibi_slope >= std::numeric_limits<float>::min());
+static_assert(largest_scheme_value <= std::numeric_limits<float>::max());
+}  // namespace
+
 const char* const position_spec_forms =
     "none, sinusoid, learned, rope[:base] (base from 1.0000002 to 3.4e38, default 10000), alibi[:slope] (slope from "
     "1.2e-38 to 3.4e38, default 2^(-8k/heads)), "
@@ -48,11 +57,13 @@ PositionSpec parse_position_spec(const std::string& text) {
         spec.has_value = true;
         // The engine computes in float32: a base or slope it cannot hold (infinite, or 0 or a subnormal
         // that has lost its digits, or a base that rounds to 1, where every pair turns alike) is refused.
-        const float as_float = static_cast<float>(spec.value);
-        if (spec.kind == PositionSpec::Kind::rope && !(as_float > 1.0f && spec.value <= std::numeric_limits<float>::max()))
+        // The bounds are the ones the message prints, decimal numbers a float32 holds inside its range
+        // (its smallest base above 1 is 1.00000012, its largest number 3.40282347e38, its smallest
+        // normal 1.17549435e-38), so every number accepted is one the message allows, and the reverse.
+        if (spec.kind == PositionSpec::Kind::rope && !(spec.value >= smallest_rope_base && spec.value <= largest_scheme_value))
             refuse("a RoPE base must be a float32 number above 1, from 1.0000002 to 3.4e38");
         if (spec.kind == PositionSpec::Kind::alibi &&
-            !(spec.value >= std::numeric_limits<float>::min() && spec.value <= std::numeric_limits<float>::max()))
+            !(spec.value >= smallest_alibi_slope && spec.value <= largest_scheme_value))
             refuse("an ALiBi slope must be a normal float32 number above 0, from 1.2e-38 to 3.4e38");
         return spec;
     }

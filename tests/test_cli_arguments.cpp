@@ -170,10 +170,14 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
     for (const std::string spec : {"pi:+2", "ntk: 2", "yarn:2 ", "pi:0x2"})
         refused(tiny_with({"--extend", spec}, "lag rope 0"), "is not a number");
     // Numbers past what they mean in float32 (the engine's numbers), or past the page's steps.
-    for (const std::string spec : {"rope:1e308", "rope:1e39", "rope:1.00000001"})
+    // The bounds said are the bounds taken: just past either end is refused, though float32 would
+    // hold rope:1.0000001 (as 1.00000012) and rope:3.402e38.
+    for (const std::string spec : {"rope:1e308", "rope:1e39", "rope:1.00000001", "rope:1.0000001", "rope:1.00000019", "rope:3.402e38"})
         refused(concat({"lag", spec, "0"}, tiny), "a RoPE base must be a float32 number above 1, from 1.0000002 to 3.4e38");
-    for (const std::string spec : {"alibi:1e39", "alibi:1e-320", "alibi:1e-39"})
+    for (const std::string spec : {"alibi:1e39", "alibi:1e-320", "alibi:1e-39", "alibi:1.19e-38", "alibi:3.40001e38"})
         refused(concat({"lag", spec, "0"}, tiny), "an ALiBi slope must be a normal float32 number above 0, from 1.2e-38 to 3.4e38");
+    for (const std::string spec : {"rope:1.0000002", "rope:3.4e38", "alibi:1.2e-38"})
+        CHECK(run(folder, "train_position", concat({"lag", spec, "0", "--check-flags"}, tiny)).status == 0);
     refused(concat({"lag", "alibi:1e37", "0"}, tiny), "alibi:1e37: the penalty, slope x distance, passes float32's largest number "
                                                        "(3.4e38) at distance 127; with these lengths the slope must be at most 2.67e+36");
     // The largest said is taken.

@@ -327,7 +327,7 @@ TEST_CASE("spec parser accepts the valid forms", "[positional][spec]") {
 }
 
 TEST_CASE("spec parser refuses anything else, listing the valid forms", "[positional][spec]") {
-    for (const char* text : {"rope:abc", "alibi:-1", "alibi:0", "rope:1", "pos", "learned:3", "", "rope:", "rope:nan",
+    for (const char* text : {"rope:abc", "alibi:-1", "alibi:0", "rope:1", "rope:1.0000001", "alibi:1.19e-38", "pos", "learned:3", "", "rope:", "rope:nan",
                              "alibi:0.5x", "ROPE"}) {
         INFO("'" << text << "'");
         CHECK_THROWS_AS(parse_position_spec(text), std::invalid_argument);
