@@ -228,7 +228,19 @@ namespace {
 class SizedReader {
   public:
     explicit SizedReader(const std::string& path) : path_(path) {
+        // A FIFO, a device or a folder has no size to judge the file by (file_size answers "Operation
+        // not supported" for the first two): named for what it is.
+        namespace fs = std::filesystem;
         std::error_code error;
+        const fs::file_type type = fs::status(path, error).type();
+        const char* kind = type == fs::file_type::directory ? "a folder"
+                           : type == fs::file_type::fifo    ? "a FIFO (named pipe)"
+                           : type == fs::file_type::character || type == fs::file_type::block ? "a device"
+                           : type == fs::file_type::socket ? "a socket"
+                                                           : nullptr;
+        if (!error && kind != nullptr)
+            throw std::runtime_error("weights file '" + path + "': it is " + kind +
+                                     ", not a file; a weights file is a regular file (safetensors)");
         size = std::filesystem::file_size(path, error);
         if (error) throw std::runtime_error("weights file '" + path + "': cannot read it (" + error.message() + ")");
         in_.open(path, std::ios::binary);

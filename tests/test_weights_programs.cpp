@@ -7,6 +7,8 @@
 // (tests/test_torch_reference.cpp).
 #include "tests/catch.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstring>
@@ -82,13 +84,16 @@ TEST_CASE("train_position: an unreadable or corrupt weight file is refused with 
     write_bytes(folder.file("half.safetensors"), good.substr(0, good.size() / 2));
     write_bytes(folder.file("five_bytes.safetensors"), good.substr(0, 5));
     write_bytes(folder.file("bad_json.safetensors"), bad_json);
+    REQUIRE(mkfifo(folder.file("fifo.safetensors").c_str(), 0600) == 0);
 
     struct Case {
         std::string file, flags, message;
     };
     const std::vector<Case> cases = {
         {"missing.safetensors", "", "cannot read it (No such file or directory)"},
-        {".", "", "cannot read it (Is a directory)"},
+        {".", "", "it is a folder, not a file; a weights file is a regular file (safetensors)"},
+        {"fifo.safetensors", "", "it is a FIFO (named pipe), not a file"},  // never opened: it would wait for a writer
+        {"/dev/null", "", "it is a device, not a file"},
         {"empty.safetensors", "", "it is 0 bytes, too short for a header length"},
         {"five_bytes.safetensors", "", "it is 5 bytes, too short for a header length"},
         {"text.safetensors", "", "the header length"},
