@@ -24,8 +24,9 @@ EXTENSION_LENGTH_LIST := $(subst $(extension_space),$(extension_comma),$(strip $
 extension_models = $(foreach t,lag seen,$(foreach s,$(1),$(foreach n,$(SEEDS),$(t)_$(s)_seed$(n))))
 EXTENSION_MODELS  := $(call extension_models,$(EXTENSION_SCHEMES))
 EXTENSION_TRAINED := $(EXTENSION_MODELS:%=$(EXTENSION_DIR)/trained/%.txt)
-# The weights are results too: named here, make never takes them for intermediate files to delete.
-EXTENSION_WEIGHTS := $(EXTENSION_MODELS:%=$(EXTENSION_DIR)/weights/%.safetensors)
+# The weights are results too, beside the trained run's result (the prune judges, sets aside and
+# removes them with it): named here, make never takes them for intermediate files to delete.
+EXTENSION_WEIGHTS := $(EXTENSION_MODELS:%=$(EXTENSION_DIR)/trained/%.safetensors)
 EXTENSION_TESTS   := $(foreach m,$(EXTENSION_METHODS),$(foreach L,$(EXTENSION_LENGTHS),\
                        $(foreach model,$(call extension_models,rope rope-1000000),$(EXTENSION_DIR)/$(m)-$(L)/$(model).txt)))
 EXTENSION_TOTAL   := $(words $(EXTENSION_TRAINED) $(EXTENSION_TESTS))
@@ -46,15 +47,15 @@ extension-runs: $(EXTENSION_TRAINED) $(EXTENSION_WEIGHTS) $(EXTENSION_TESTS)
 
 # One recipe makes both files (a pattern rule with two targets). Order-only on the program, as in
 # make experiment: rebuilding it does not throw away finished runs.
-$(EXTENSION_DIR)/trained/%.txt $(EXTENSION_DIR)/weights/%.safetensors: | $(BUILD)/train_position
+$(EXTENSION_DIR)/trained/%.txt $(EXTENSION_DIR)/trained/%.safetensors: | $(BUILD)/train_position
 	@experiment/run_extension.sh $(EXTENSION_DIR) $* train $(BUILD)/train_position $(EXTENSION_LENGTH_LIST) $(EXTENSION_TOTAL) $(RUN_FLAGS)
 
 # A test with an extension depends on the weights: a model trained again is tested again.
 define extension_test_rule
-$(EXTENSION_DIR)/$(1)-$(2)/%.txt: $(EXTENSION_DIR)/weights/%.safetensors | $(BUILD)/train_position
+$(EXTENSION_DIR)/$(1)-$(2)/%.txt: $(EXTENSION_DIR)/trained/%.safetensors | $(BUILD)/train_position
 	@experiment/run_extension.sh $(EXTENSION_DIR) $$* $(1) $(BUILD)/train_position $(2) $(EXTENSION_TOTAL) $(RUN_FLAGS)
 endef
 $(foreach m,$(EXTENSION_METHODS),$(foreach L,$(EXTENSION_LENGTHS),$(eval $(call extension_test_rule,$(m),$(L)))))
 
 # A finished run is whole (renamed into place), so make must not delete it when interrupted.
-.PRECIOUS: $(EXTENSION_DIR)/%.txt $(EXTENSION_DIR)/weights/%.safetensors
+.PRECIOUS: $(EXTENSION_DIR)/%.txt $(EXTENSION_DIR)/trained/%.safetensors

@@ -11,11 +11,13 @@
 #include <cerrno>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <sstream>
 
 #include "tensor/number_text.hpp"
 #include "positional/spec.hpp"
 #include "files/atomic_file.hpp"
+#include "files/weights_file.hpp"
 #include "startup/output_check.hpp"
 
 namespace wai {
@@ -99,6 +101,31 @@ bool held_by_a_live_run(const fs::path& temporary) {
 }
 
 }  // namespace
+
+std::string weights_fault(const std::string& task, const std::string& scheme, uint64_t seed, const fs::path& weights) {
+    std::map<std::string, std::string> metadata;
+    try {
+        metadata = read_weights_metadata(weights.string());
+    } catch (const std::exception& e) {
+        return "has weights beside it that are not a readable safetensors file (" + std::string(e.what()) + ")";
+    }
+    const auto named = [&](const std::string& key) {  // as a message quotes it: a long value cut to its first 60 characters
+        const auto found = metadata.find(key);
+        if (found == metadata.end()) return "(no " + key + ")";
+        const std::string& value = found->second;
+        return value.size() <= 80 ? value : value.substr(0, 60) + "... (" + std::to_string(value.size() - 60) + " more characters)";
+    };
+    const auto differs = [&](const std::string& key, const std::string& value) {
+        return !metadata.count(key) || metadata.at(key) != value;
+    };
+    const bool has_seed = metadata.count("seed") > 0;
+    if (differs("task", task) || differs("scheme", scheme) || (has_seed && differs("seed", std::to_string(seed))))
+        return nul_shown("has weights beside it saved for another run (" + weights.filename().string() + " names " + named("task") + " " +
+                         named("scheme") + (has_seed ? " seed " + named("seed") : "") + ", not " + task + " " + scheme +
+                         " seed " + std::to_string(seed) + ")");
+    return "";
+}
+
 
 void prune_result_files(const std::vector<fs::path>& expected, const std::function<std::string(size_t)>& check,
                         const fs::path& folder, const std::string& program) {

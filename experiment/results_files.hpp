@@ -49,6 +49,15 @@ std::optional<RunFile> read_run_file(const std::filesystem::path& path);
 constexpr uintmax_t max_result_bytes = 65536;
 std::string result_file_problem(const std::filesystem::path& path);
 
+// Why the weights at `weights`, beside a run's result, cannot be the run's (task, scheme, seed), or ""
+// when they can: their header must read as a safetensors header (files/weights_file.hpp; the header
+// alone, never the tensors, so a prune over many runs stays cheap) whose metadata names the run's task
+// and scheme, and its seed when it records one, as train_position --save records them. Anything else
+// (garbage, a cut or foreign file) would be kept as a finished run's weights, and make plots or a test
+// of the weights would fail on it later.
+std::string weights_fault(const std::string& task, const std::string& scheme, uint64_t seed,
+                          const std::filesystem::path& weights);
+
 // The --prune step before make runs what is missing: each file expected[i] that exists but whose
 // check(i) gives a reason is deleted when it is no valid result for its run, with the weights beside
 // it (NAME.safetensors, which the run writes again; a folder there is refused); one that is a valid

@@ -2,8 +2,8 @@
 # One run of make experiment-extension:
 #   experiment/run_extension.sh DIR MODEL MODE TRAIN_POSITION LENGTHS TOTAL [FLAGS...]
 #   MODEL  TASK_SCHEME_seedN (':' in the scheme written as '-')
-#   MODE   train: train the model, save its weights to DIR/weights/MODEL.safetensors and test it at
-#                 LENGTHS (32,64,...) with no extension; the line goes to DIR/trained/MODEL.txt. The
+#   MODE   train: train the model, save its weights to DIR/trained/MODEL.safetensors and test it at
+#                 LENGTHS (32,64,...) with no extension; the line goes beside them, DIR/trained/MODEL.txt. The
 #                 learned table has 128 rows, so learned is tested only at the lengths up to 128.
 #          pi | ntk | yarn: test the saved weights at the one length LENGTHS with that extension
 #                 (s = LENGTHS / 32, train_position's default); the line goes to DIR/MODE-LENGTHS/MODEL.txt.
@@ -21,7 +21,7 @@ task=${model%%_*}
 rest=${model#*_}
 scheme=$(printf '%s' "${rest%_seed*}" | tr '-' ':')
 seed=${rest##*_seed}
-weights=$dir/weights/$model.safetensors
+weights=$dir/trained/$model.safetensors
 settings="settings: train_position $task $scheme $seed${*:+ $*}"  # the model and RUN_FLAGS, as collect_extension checks
 if [ "$mode" = train ]; then
     result=$dir/trained/$model.txt
@@ -40,7 +40,7 @@ else
     set -- "$@" --load "$weights" --steps 0 --test-lens "$lengths" --extend "$mode"
     what="$mode at $lengths"
 fi
-mkdir -p "$(dirname "$result")" "$dir/weights"
+mkdir -p "$(dirname "$result")" "$dir/trained"
 . "$(dirname "$0")/atomic_run.sh"
 run_atomically "$result" "$dir" "$dir/*/*.txt" "$settings" "$program" "$task" "$scheme" "$seed" --quiet "$@"
 figures=$(sed -n '1s/.*length [0-9 /]*: \([0-9. /]*\);.*/\1/p' "$result")

@@ -8,7 +8,9 @@
 //                                        settings, and killed runs' temporary files
 // The files (experiment/extension.mk makes them), with MODEL = TASK_SCHEME_seedN, ':' written as '-':
 //   RESULTS/extension/trained/MODEL.txt    the model trained at 32, tested at LENGTHS with no extension
-//                                          (learned only up to its 128 rows: the rest is "n/a", never 0)
+//                                          (learned only up to its 128 rows: the rest is "n/a", never 0);
+//                                          its weights beside it, MODEL.safetensors, must be a safetensors
+//                                          file whose header names that run, or the prune redoes it
 //   RESULTS/extension/METHOD-L/MODEL.txt   a RoPE model's saved weights tested at length L with METHOD,
 //                                          s = L / 32, the training length
 // When RESULTS/runs/ holds make experiment's results, the retrained models' figures at 32, 64 and 128
@@ -106,7 +108,12 @@ std::string fault(const Expected& e, const std::string& run_flags) {
         return "is not a valid result for its run";
     const std::string expected = settings_line(e.task, e.trained_scheme, e.seed, run_flags);
     if (f->settings != expected) return other_settings(f->settings, expected);
-    return "";
+    // A trained model's weights lie beside its result, and every test of it loads them.
+    if (e.scheme != e.trained_scheme) return "";
+    fs::path weights = e.path;
+    if (!fs::is_regular_file(weights.replace_extension(".safetensors")))
+        return "has no weights beside it (" + weights.filename().string() + ")";
+    return weights_fault(e.task, e.trained_scheme, e.seed, weights);
 }
 
 std::optional<ResultLine> read_expected(const Expected& e, const std::string& run_flags) {

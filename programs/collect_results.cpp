@@ -70,35 +70,6 @@ std::optional<RunFile> read_run(const Run& run) {
     return f;
 }
 
-// Why the weights beside a run's result cannot be that run's, or "" when they can: their header must
-// read as a safetensors header (files/weights_file.hpp; the header alone, never the tensors, so a
-// prune over many runs stays cheap) whose metadata names the run's task and scheme, and its seed when
-// it records one, as train_position --save records them. Anything else (garbage, a cut or foreign file)
-// would have been kept as a finished run's weights, and make plots would have failed on it later.
-std::string weights_fault(const Run& run, const fs::path& weights) {
-    std::map<std::string, std::string> metadata;
-    try {
-        metadata = read_weights_metadata(weights.string());
-    } catch (const std::exception& e) {
-        return "has weights beside it that are not a readable safetensors file (" + std::string(e.what()) + ")";
-    }
-    const auto named = [&](const std::string& key) {  // as a message quotes it: a long value cut to its first 60 characters
-        const auto found = metadata.find(key);
-        if (found == metadata.end()) return "(no " + key + ")";
-        const std::string& value = found->second;
-        return value.size() <= 80 ? value : value.substr(0, 60) + "... (" + std::to_string(value.size() - 60) + " more characters)";
-    };
-    const auto differs = [&](const std::string& key, const std::string& value) {
-        return !metadata.count(key) || metadata.at(key) != value;
-    };
-    const bool has_seed = metadata.count("seed") > 0;
-    if (differs("task", run.task) || differs("scheme", run.scheme) || (has_seed && differs("seed", std::to_string(run.seed))))
-        return nul_shown("has weights beside it saved for another run (" + weights.filename().string() + " names " + named("task") + " " +
-                         named("scheme") + (has_seed ? " seed " + named("seed") : "") + ", not " + run.task + " " + run.scheme +
-                         " seed " + std::to_string(run.seed) + ")");
-    return "";
-}
-
 // Why the run's file cannot be used by a run with these flags, or "" when it can.
 std::string fault(const Run& run, const std::string& run_flags) {
     if (const std::string problem = result_file_problem(run.path); !problem.empty()) return problem;
@@ -109,7 +80,7 @@ std::string fault(const Run& run, const std::string& run_flags) {
     fs::path weights = run.path;
     if (!fs::is_regular_file(weights.replace_extension(".safetensors")))
         return "has no weights beside it (" + weights.filename().string() + ")";
-    return weights_fault(run, weights);
+    return weights_fault(run.task, run.scheme, run.seed, weights);
 }
 
 // The chapter's table (experiment/chapter_table.txt), read as experiment/summary.hpp's

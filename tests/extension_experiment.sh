@@ -2,7 +2,9 @@
 # make test-extension: a short make experiment-extension (tiny model, 300 steps, one seed, lengths 32
 # and 64) end to end, through make as a user runs it: every run is made and the report and its data
 # are written; a second make runs nothing; a result file emptied or filled with garbage is redone,
-# and only it; other RUN_FLAGS redo every run; make plots, refused before make experiment, then draws
+# and only it; a RoPE model's garbage weights are trained again with its tests; other RUN_FLAGS redo
+# every run; flags every run fails with keep the finished runs, which come back with their models'
+# weights when the flags before come again; make plots, refused before make experiment, then draws
 # every picture from the short experiment and the grid; a second make on a folder in use is refused
 # in one line.
 # No temporary file is ever left. Exit 0 when all of this holds.
@@ -75,6 +77,15 @@ else
     fail "after damaging two files: $(runs_done) runs"; sed 's/^/    | /' "$root/out" | tail -10
 fi
 
+echo "extension_experiment: a RoPE model whose weights are garbage is trained again, and its tests redone"
+printf 'garbage\n' >"$results/extension/trained/lag_rope_seed0.safetensors"
+if extension && [ "$(runs_done)" = 7 ] && grep -q 'lag_rope_seed0.txt has weights beside it that are not a readable safetensors file' "$root/out" &&
+   cmp -s "$results/extension.md" "$root/reference.md"; then
+    ok "the prune named the weights, and the model and its 6 tests were redone (7 runs); extension.md is the same"
+else
+    fail "after garbling a model's weights: $(runs_done) runs"; sed 's/^/    | /' "$root/out" | tail -10
+fi
+
 echo "extension_experiment: other RUN_FLAGS redo every run"
 if make --no-print-directory SANITIZE="$sanitize" experiment-extension RESULTS="$results" SEEDS=0 \
         EXTENSION_LENGTHS="32 64" RUN_FLAGS="$flags --lr 0.002" >"$root/out" 2>&1 && [ "$(runs_done)" = $total ] &&
@@ -82,6 +93,23 @@ if make --no-print-directory SANITIZE="$sanitize" experiment-extension RESULTS="
     ok "RUN_FLAGS with --lr 0.002 redid all $total runs, and extension.md names the flags"
 else
     fail "other RUN_FLAGS: $(runs_done) runs"; sed 's/^/    | /' "$root/out" | tail -10
+fi
+
+echo "extension_experiment: flags every run fails with keep the finished runs, put back with their models' weights"
+cp "$results/extension.md" "$root/reference_lr.md"
+make --no-print-directory SANITIZE="$sanitize" experiment-extension RESULTS="$results" SEEDS=0 \
+    EXTENSION_LENGTHS="32 64" RUN_FLAGS="$flags --lr 1e30" >"$root/out" 2>&1
+failing_status=$?
+if [ "$failing_status" != 0 ] &&
+   make --no-print-directory SANITIZE="$sanitize" experiment-extension RESULTS="$results" SEEDS=0 \
+       EXTENSION_LENGTHS="32 64" RUN_FLAGS="$flags --lr 0.002" >"$root/out" 2>&1 &&
+   [ "$(runs_done)" = 0 ] && [ "$(grep -c 'put back from' "$root/out")" = $total ] &&
+   [ -z "$(find "$results/extension" -name '*.safetensors' -path '*/replaced/*')" ] &&
+   cmp -s "$results/extension.md" "$root/reference_lr.md"; then
+    ok "--lr 1e30 failed; --lr 0.002 again made no run and put all $total back, every model's weights with it"
+else
+    fail "--lr 1e30 exit status $failing_status; then --lr 0.002: $(runs_done) runs, $(grep -c 'put back from' "$root/out") put back"
+    sed 's/^/    | /' "$root/out" | tail -10
 fi
 
 echo "extension_experiment: the pictures"

@@ -51,7 +51,8 @@ inline void write_finished_experiment(const Folder& folder) {
         }
 }
 
-// Every result make experiment-extension leaves in folder/RESULTS for EXTENSION_LENGTHS='32 64' and seed 0.
+// Every result make experiment-extension leaves in folder/RESULTS for EXTENSION_LENGTHS='32 64' and seed 0,
+// each trained model's weights beside its result.
 inline void write_finished_extension(const Folder& folder, const std::string& results) {
     const std::vector<std::string> schemes = {"none", "sinusoid", "learned", "rope", "rope:1000000", "alibi:0.5", "alibi:0.0625", "t5"};
     const std::pair<std::string, wai::ExtensionSpec::Kind> methods[] = {
@@ -60,8 +61,9 @@ inline void write_finished_extension(const Folder& folder, const std::string& re
         for (const auto& scheme : schemes) {
             const std::string settings = "settings: train_position " + task + " " + scheme + " 0\n";
             std::filesystem::create_directories(folder.path / results / "extension/trained");
-            write_bytes(folder.file(results + "/extension/trained/" + wai::run_name(task, scheme, 0) + ".txt"),
-                        result_line(task, scheme, 0, {32, 64}) + "\n" + settings);
+            const std::string trained = folder.file(results + "/extension/trained/" + wai::run_name(task, scheme, 0));
+            write_bytes(trained + ".txt", result_line(task, scheme, 0, {32, 64}) + "\n" + settings);
+            write_run_weights(trained + ".safetensors", task, scheme, 0);
             if (scheme.rfind("rope", 0) != 0) continue;
             for (const auto& [method, kind] : methods)
                 for (const int64_t length : {32, 64}) {

@@ -13,6 +13,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "experiment/results_files.hpp"
@@ -104,6 +105,38 @@ TEST_CASE("the prune redoes a run whose weights are not a readable safetensors f
     check_one_line_refusal(prune(), 1, "collect_results",
                            "runs/lag_rope_seed0.safetensors is a folder where a file of the experiment belongs; move it away and run again");
     CHECK(read_bytes(weights + "/notes.txt") == "mine\n");
+}
+
+TEST_CASE("the extension's prune judges a trained model's weights beside its result, and removes them with it", "[cli]") {
+    // Garbage in a model's weights (echo garbage > RESULTS/extension/trained/lag_rope_seed0.safetensors)
+    // was kept, and every test of the model then failed its --load.
+    Folder folder("prune_extension_weights");
+    write_finished_extension(folder, "results");
+    const std::string result = folder.file("results/extension/trained/lag_rope_seed0.txt");
+    const std::string weights = folder.file("results/extension/trained/lag_rope_seed0.safetensors");
+    const auto prune = [&] { return run(folder, "collect_extension", {"--prune", "--run-flags", "", "results", "32,64", "0"}); };
+    const Outcome kept = prune();
+    INFO(kept.out << kept.err);
+    CHECK(kept.status == 0);
+    CHECK(kept.out.empty());
+    const std::string model_result = "experiment-extension: results/extension/trained/lag_rope_seed0.txt ";
+    for (const auto& [name, write_weights, reason] : std::vector<std::tuple<std::string, std::function<void()>, std::string>>{
+             {"garbage", [&] { write_bytes(weights, "garbage\n"); },
+              "has weights beside it that are not a readable safetensors file (weights file "},
+             {"another seed's", [&] { write_run_weights(weights, "lag", "rope", 1); },
+              "has weights beside it saved for another run (lag_rope_seed0.safetensors names lag rope seed 1, not lag rope seed 0)"},
+             {"none", [&] { fs::remove(weights); }, "has no weights beside it (lag_rope_seed0.safetensors)"}}) {
+        INFO(name << " weights");
+        write_finished_extension(folder, "results");
+        write_weights();
+        const Outcome o = prune();
+        INFO(o.out << o.err);
+        CHECK(o.status == 0);
+        CHECK(holds(o.out, model_result + reason));
+        CHECK_FALSE(fs::exists(result));
+        CHECK_FALSE(fs::exists(weights));
+        CHECK(fs::exists(folder.file("results/extension/trained/seen_rope_seed0.safetensors")));  // the others kept
+    }
 }
 
 TEST_CASE("the prune leaves a live run's temporary files alone, removes a killed run's, and refuses a folder in a file's place", "[cli]") {
