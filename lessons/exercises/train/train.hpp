@@ -238,7 +238,7 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
     std::fflush(stdout);
     arm_verdict_guard(std::string("exercise-train ") + name + ": your code ended the program before the checker could judge it "
                       "(an exit() or quick_exit() in your code)");
-    double library_seconds = 0;
+    double library_training = 0;  // the library's steps alone, its testing left out: what the learner's limit measures
     try {
         const auto library_start = std::chrono::steady_clock::now();
         std::string library;
@@ -248,7 +248,7 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
             library = wai::format_result_line(config, wai::run_experiment(config, progress_of("library", limit, watch)));
             library_testing = watch.testing_seconds();
         }
-        library_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - library_start).count();
+        library_training = std::chrono::duration<double>(std::chrono::steady_clock::now() - library_start).count() - library_testing;
         std::printf("  library: %s\n", library.c_str());
         std::fflush(stdout);
         config.custom_position = yours;
@@ -284,9 +284,9 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
             std::printf("exercise-train %s: the library's run, before yours,%s: this machine is slower than the limit "
                         "allows for; %s\n", name, where.c_str(), shorter.c_str());
         else
-            std::printf("exercise-train %s: your run%s, where the library's took %s s for all %lld steps: your code "
+            std::printf("exercise-train %s: your run%s, where the library's %lld steps took %.1f s: your code "
                         "is that much slower (or loops); %s\n",
-                        name, where.c_str(), whole(library_seconds).c_str(), static_cast<long long>(out.steps), shorter.c_str());
+                        name, where.c_str(), static_cast<long long>(out.steps), library_training, shorter.c_str());
         return 3;
     } catch (const NotWrittenYet&) {
         verdict_reached();
