@@ -129,9 +129,10 @@ $(WEB_BUILD)/lessons/05_rope.o: WEB_CXXFLAGS += -DWAI_LESSONS_DATA_DIR='"$(CURDI
 $(WEB_BUILD)/lessons/%.js: $(WEB_BUILD)/lessons/%.o $(WEB_CHECKED_LIBRARY) $(WEB_PRE_JS) $(WEB_LINK_FLAGS_FILE)
 	NODE_PATH=$(WEB_NODE_PATH) $(EMXX) $(WEB_LDFLAGS) $(filter %.o %.a,$^) -o $@
 
-# The page (web/): the engine for the page's widget and training (web/page_api.cpp, bound with
-# embind) and the lessons (web/lessons_page.cpp: every lesson's main, renamed lesson_NN_name, picked
-# by name), each a module the page's scripts create (-sMODULARIZE) in the page or in a Web Worker,
+# The page (web/): the engine for the page's widget, training and experiment (web/page_widget.cpp,
+# page_training.cpp, page_experiment.cpp; bound with embind in web/page_api.cpp) and the lessons
+# (web/lessons_page.cpp: every lesson's main, renamed lesson_NN_name, picked by name), each a module
+# the page's scripts create (-sMODULARIZE) in the page or in a Web Worker,
 # with the few files they read embedded in the .wasm (the chapter's q and k, the chapter's table).
 # Lesson 06, the exercise's worked solution, is in the list the page shows once the exercise is solved.
 # Next to them the page's own files (web/*.html, *.css, *.js), lessons.json (each lesson's name and
@@ -147,7 +148,8 @@ WEB_PAGE_FILES     := $(WEB_BUILD)/whereami_page.js $(WEB_BUILD)/whereami_lesson
 
 web-page: $(WEB_PAGE_FILES) web-exercise
 
-$(WEB_BUILD)/whereami_page.js: $(WEB_BUILD)/web/page_api.o $(WEB_LIBRARY) $(WEB_PAGE_EMBEDDED) $(WEB_LINK_FLAGS_FILE)
+$(WEB_BUILD)/whereami_page.js: $(WEB_BUILD)/web/page_api.o $(WEB_BUILD)/web/page_widget.o $(WEB_BUILD)/web/page_experiment.o \
+                             $(WEB_BUILD)/web/page_training.o $(WEB_LIBRARY) $(WEB_PAGE_EMBEDDED) $(WEB_LINK_FLAGS_FILE)
 	NODE_PATH=$(WEB_NODE_PATH) $(EMXX) $(WEB_PAGE_LDFLAGS) -lembind -sEXPORT_NAME=createWhereami $(filter %.o %.a,$^) -o $@
 
 $(WEB_BUILD)/page/lessons/%.o: lessons/%.cpp $(WEB_FLAGS_FILE) | $(WEB_INCLUDE)/.linked

@@ -1,5 +1,5 @@
 // One run of the page's experiment at a time (web/experiment.js starts as many of these workers as
-// the machine has cores): web/page_api.cpp's Training, begun, stepped to the end and tested, as
+// the machine has cores): web/page_training.cpp's Training, begun, stepped to the end and tested, as
 // train_position runs it on one thread. The page ends a worker by terminating it (Stop).
 // Messages in: {type: "run", task, scheme, seed, steps}. Out: "ready"; "progress" (step, steps)
 // about once a second; "result" (line, the run's result line); "error" (text, the engine's reason).

@@ -1,6 +1,6 @@
 // The widget's rotation, drawn: the chapter's q and k (head dimension 8) as four pairs, each pair an
 // arrow in its own plane, q's turned by m times the pair's angle theta_i and k's by n times it, as
-// the engine rotates them (rotation_pairs, web/page_api.cpp); the angle between the two arrows
+// the engine rotates them (rotation_pairs, web/page_widget.cpp); the angle between the two arrows
 // marked. Moving both positions by +5 turns both arrows of a pair by the same 5 theta_i, so the
 // angle between them, each pair's share of the score and the RoPE score stay. Beside it the score
 // against the distance n - m for this m: RoPE's curve is the same for every m, the sinusoids' is not.

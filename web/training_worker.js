@@ -1,10 +1,10 @@
-// The page's training, in a Web Worker so that the page never freezes: one web/page_api.cpp
+// The page's training, in a Web Worker so that the page never freezes: one web/page_training.cpp
 // Training at a time, stepped in small chunks; between chunks the worker hands control back, so a
 // "stop" message is seen after the current chunk.
 // Messages in: {type: "train", id, task, scheme, seed, steps}, {type: "stop"}, {type: "extension",
 // id, methods, lengths}. Messages out, each with the id of the request it answers (the page drops
 // answers to a request it has moved past): "ready", "progress" (step, steps, losses of the chunk),
-// "status", "result" (web/page_api.cpp's result), "attention", "extension" (one method at one
+// "status", "result" (web/page_training.cpp's result), "attention", "extension" (one method at one
 // length), "done", and "error" with the engine's reason and whether the request was refused before
 // it began (a bad seed, scheme, ...) or failed on the way (a loss that stopped being finite).
 // Leaves out drawing (web/page.js).
