@@ -153,7 +153,7 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
   EXERCISE_REPORT_FILE := $(EXERCISE_BUILD)/$(EXERCISE).report
   EXERCISE_REPORT := $(shell $(exercise_make) $(BUILD)/contain $(EXERCISE_BUILD)/$(EXERCISE) 1>&2 || exit 3; \
                        ( $(call exercise_relink,$(EXERCISE_BUILD)/$(EXERCISE).o,$(EXERCISE_BUILD)/$(EXERCISE)) ) || exit 3; \
-                       rm -f $(EXERCISE_REPORT_FILE) 2>/dev/null; [ ! -e $(EXERCISE_REPORT_FILE) ] || { echo unwritable; exit 0; }; \
+                       rm -f $(EXERCISE_REPORT_FILE) 2>/dev/null || { echo unwritable; exit 0; }; \
                        report=$$(mktemp $(EXERCISE_REPORT_FILE).XXXXXX 2>/dev/null) || { echo unwritable; exit 0; }; \
                        ( $(exercise_limits) exec $(EXERCISE_CONTAIN_COMMAND) --verdict $$report.verdict $(EXERCISE_SECONDS) $(EXERCISE_BUILD)/$(EXERCISE) ) >$$report 2>&1; \
                        status=$$?; cat $$report 1>&2; \
@@ -163,6 +163,9 @@ ifneq ($(filter exercise,$(MAKECMDGOALS)),)
     $(error $(EXERCISE): lessons/exercises/$(EXERCISE).cpp does not compile (the compiler's messages above))
   endif
   # An earlier report is removed first: one that cannot be written again is never shown as this one.
+  # rm -f fails on what it cannot remove (a read-only folder, a folder at the report's path); a report
+  # another make exercise wrote a moment ago is removed like any other (two terminals at once: it was
+  # taken for an unwritable folder when it appeared between the rm and a check that nothing was there).
   ifeq ($(EXERCISE_REPORT),unwritable)
     $(error $(EXERCISE): cannot write its report $(EXERCISE_REPORT_FILE) (a read-only build folder?); give a writable one with BUILD=)
   endif
