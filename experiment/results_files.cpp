@@ -126,7 +126,6 @@ std::string weights_fault(const std::string& task, const std::string& scheme, ui
     return "";
 }
 
-
 void prune_result_files(const std::vector<fs::path>& expected, const std::function<std::string(size_t)>& check,
                         const fs::path& folder, const std::string& program) {
     // A result and its weights, and where the prune sets them aside (RUNS/replaced/NAME.txt, .safetensors).

@@ -19,9 +19,7 @@
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
-#include <set>
 #include <stdexcept>
-#include <tuple>
 
 #include "files/atomic_file.hpp"
 #include "files/weights_header_json.hpp"
