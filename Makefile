@@ -294,7 +294,7 @@ $(RESULTS)/runs/%.txt: | $(BUILD)/train_position
 .PRECIOUS: $(RESULTS)/runs/%.safetensors
 
 # The benchmark's matmul bookkeeping wraps cblas_sgemm at link time (bench/gemm_recording.hpp).
-$(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(BUILD)/bench/bench_flags.o $(BUILD)/bench/gemm_recording.o $(LIBRARY)
+$(BUILD)/bench_step: $(BUILD)/bench/bench_step.o $(BUILD)/bench/bench_flags.o $(BUILD)/bench/thread_scaling.o $(BUILD)/bench/gemm_recording.o $(LIBRARY)
 	$(CXX) $(LDFLAGS) -Wl,--wrap=cblas_sgemm $^ -o $@ $(LDLIBS)
 
 # One thread: the experiment runs one thread per run (docs/performance.md, "Threads: one per run").
