@@ -231,9 +231,8 @@ void shift_both_positions(const Tensor& v) {
 
 int main(int argc, char** argv) {
     const bool interactive = lesson::take_arguments(argc, argv, "--try");
-    if (!interactive)
-        std::printf("This lesson is the worked solution of the exercise lessons/exercises/rope_rotation.cpp:\n"
-                    "try it first (make exercise EXERCISE=rope_rotation), then read on.\n");
+    std::printf("This lesson is the worked solution of the exercise lessons/exercises/rope_rotation.cpp:\n"
+                "try it first (make exercise EXERCISE=rope_rotation), then read on.\n");
     wai::Generator generator(23);
     check_apply_rope_against_the_library(generator);
     const Tensor v = Tensor::normal(Shape{head_dim}, 0.0f, 1.0f, generator);  // (H), the exercise's vector

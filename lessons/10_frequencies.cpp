@@ -98,15 +98,24 @@ void count_pairs_short_of_a_turn(const std::vector<std::vector<double>>& table) 
                     static_cast<long long>(within_long[b]), with_commas(long_context, 0).c_str());
     }
     // Each claim compares neighbours in the lists: every larger base (bases in increasing order), and
-    // the longer context against the shorter, at every base.
-    bool more_with_larger_base = true, fewer_with_longer_context = true;
-    for (size_t b = 0; b < bases.size(); ++b) {
-        if (b > 0) more_with_larger_base &= within_short[b] > within_short[b - 1] && within_long[b] > within_long[b - 1];
-        fewer_with_longer_context &= within_long[b] < within_short[b];
-    }
-    lesson::check(more_with_larger_base, "each larger base leaves more pairs short of a full turn at both lengths");
-    lesson::check(fewer_with_longer_context, "a " + with_commas(long_context / short_context, 0) +
-                                                 "x longer context leaves fewer such pairs at every base");
+    // the longer context against the shorter, at every base. A claim that fails names its first
+    // exception (a tie is one: "more" means more).
+    const auto counts = [&](size_t b) {
+        return "base " + with_commas(bases[b], 0) + " leaves " + std::to_string(within_short[b]) + " within " +
+               with_commas(short_context, 0) + " and " + std::to_string(within_long[b]) + " within " +
+               with_commas(long_context, 0);
+    };
+    std::string larger_base_exception, longer_context_exception;  // empty while the claim holds
+    for (size_t b = 1; b < bases.size() && larger_base_exception.empty(); ++b)
+        if (within_short[b] <= within_short[b - 1] || within_long[b] <= within_long[b - 1])
+            larger_base_exception = counts(b) + ", " + counts(b - 1);
+    for (size_t b = 0; b < bases.size() && longer_context_exception.empty(); ++b)
+        if (within_long[b] >= within_short[b]) longer_context_exception = counts(b);
+    lesson::check(larger_base_exception.empty(), "each larger base leaves more pairs short of a full turn at both lengths",
+                  larger_base_exception);
+    lesson::check(longer_context_exception.empty(),
+                  "a " + with_commas(long_context / short_context, 0) + "x longer context leaves fewer such pairs at every base",
+                  longer_context_exception);
 }
 
 // Step 3. The chapter's own model is tiny by comparison: H = 64, trained at length 32, tested at 128.

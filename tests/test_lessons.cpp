@@ -69,6 +69,8 @@ TEST_CASE("lesson 06 --try: positions typed, a shift, a mistake, then q", "[less
     const Run r = run("printf '3 103\\n+5\\nabc\\nq\\n' | " + lesson_path("06") + " --try");
     INFO(r.output);
     CHECK(r.exit_code == 0);
+    // The worked solution says what it is before anything else, --try or not (lessons/README.md).
+    CHECK(r.output.rfind("This lesson is the worked solution of the exercise", 0) == 0);
     CHECK(r.output.find("query at       8, key at     108 (distance    +100)") != std::string::npos);
     CHECK(r.output.find("not understood: 'abc'") != std::string::npos);
 }
