@@ -2,6 +2,7 @@
 // are in each method's own file.
 #include "positional/context_extension.hpp"
 
+#include <cmath>
 #include <sstream>
 #include <stdexcept>
 
@@ -35,6 +36,8 @@ ExtensionSpec parse_extension_spec(const std::string& text) {
     const std::string number = text.substr(colon + 1);
     try {
         spec.factor = parse_real(number, "the factor s");
+    } catch (const NumberPastRange& e) {  // past a double's range: past the factor's, refused below
+        spec.factor = e.huge ? (e.negative ? -HUGE_VAL : HUGE_VAL) : 0.0;
     } catch (const std::invalid_argument&) {
         refuse("'" + number + "' is not a number");
     }

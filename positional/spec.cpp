@@ -2,6 +2,7 @@
 // Leaves out aliases.
 #include "positional/spec.hpp"
 
+#include <cmath>
 #include <limits>
 #include <stdexcept>
 
@@ -20,13 +21,16 @@ static_assert(largest_scheme_value <= std::numeric_limits<float>::max());
 
 const char* const position_spec_forms =
     "none, sinusoid, learned, rope[:base] (base from 1.0000002 to 3.4e38, default 10000), alibi[:slope] (slope from "
-    "1.2e-38 to 3.4e38, default 2^(-8k/heads)), "
+    "1.2e-38 to 3.4e38 and at most 3.4e38 / (longest length - 1), default 2^(-8k/heads)), "
     "t5[:buckets] (a whole number from 2 to 255, default 32), mine (your own scheme: positional/mine.cpp)";
 
-// The number after the ':', refused in the spec's own words (with the valid forms).
+// The number after the ':', refused in the spec's own words (with the valid forms). One past a
+// double's range is read as infinity or 0, for the scheme's range check to refuse with its range.
 static double parse_number(const std::string& text, const std::string& spec) {
     try {
         return parse_real(text, "a position scheme's value");
+    } catch (const NumberPastRange& e) {
+        return e.huge ? (e.negative ? -HUGE_VAL : HUGE_VAL) : 0.0;
     } catch (const std::invalid_argument&) {
         throw std::invalid_argument("bad position scheme '" + spec + "': '" + text + "' is not a number; valid forms: " +
                                     position_spec_forms);

@@ -83,19 +83,39 @@ struct HelpRequested {};
 
 // A real number that stays finite as a float32 (the model's numbers).
 float parse_float(const std::string& text, const std::string& what) {
-    const double value = parse_real(text, what);
-    if (std::abs(value) > std::numeric_limits<float>::max())  // would become infinity as a float
-        throw UsageError(what + " " + text + " is past the largest float32, about 3.4e38");
-    if (value != 0.0 && std::abs(value) < std::numeric_limits<float>::min())  // would become 0 or lose its digits
-        throw UsageError(what + " " + text + " is below the smallest normal float32, about 1.2e-38");
+    const auto past_largest = [&] { return UsageError(what + " " + text + " is past the largest float32, about 3.4e38"); };
+    const auto below_smallest = [&] { return UsageError(what + " " + text + " is below the smallest normal float32, about 1.2e-38"); };
+    double value = 0.0;
+    try {
+        value = parse_real(text, what);
+    } catch (const NumberPastRange& e) {  // past a double's range: past a float's too
+        throw e.huge ? past_largest() : below_smallest();
+    }
+    if (std::abs(value) > std::numeric_limits<float>::max()) throw past_largest();  // would become infinity as a float
+    if (value != 0.0 && std::abs(value) < std::numeric_limits<float>::min()) throw below_smallest();  // 0, or its digits lost
     return static_cast<float>(value);
+}
+
+// A size flag's number; one past 64 bits is refused with the size's own range, as one just past it is.
+int64_t parse_size(const std::string& text, const std::string& name) {
+    try {
+        return parse_integer(text, name);
+    } catch (const NumberPastRange&) {
+        throw UsageError(size_refusal(name, text));
+    }
 }
 
 std::vector<int64_t> parse_lengths(const std::string& text) {
     std::vector<int64_t> lengths;
     std::stringstream s(text);
     std::string item;
-    while (std::getline(s, item, ',')) lengths.push_back(parse_integer(item, "--test-lens"));
+    while (std::getline(s, item, ',')) {
+        try {
+            lengths.push_back(parse_integer(item, "--test-lens"));
+        } catch (const NumberPastRange&) {
+            throw UsageError(size_refusal("a test length", item));
+        }
+    }
     if (lengths.empty() || text.back() == ',') throw UsageError("--test-lens needs a list like 32,64,128, got '" + text + "'");
     return lengths;
 }
@@ -148,23 +168,23 @@ Options parse(int argc, char** argv) {
         if (value.size() > 2 && value.rfind("--", 0) == 0 && std::isalpha(static_cast<unsigned char>(value[2])))  // "--5" is a bad number
             throw UsageError(arg + " needs a value, got the flag '" + value + "' (a file whose name starts with -- is ./" + value + ")");
         RunConfig& r = o.run;
-        if (arg == "--steps") r.steps = parse_integer(value, arg);
-        else if (arg == "--batch") r.batch = parse_integer(value, arg);
-        else if (arg == "--train-len") r.train_length = parse_integer(value, arg);
+        if (arg == "--steps") r.steps = parse_size(value, arg);
+        else if (arg == "--batch") r.batch = parse_size(value, arg);
+        else if (arg == "--train-len") r.train_length = parse_size(value, arg);
         else if (arg == "--test-lens") r.test_lengths = parse_lengths(value);
-        else if (arg == "--dim") r.dim = parse_integer(value, arg);
-        else if (arg == "--layers") r.layers = parse_integer(value, arg);
-        else if (arg == "--heads") r.heads = parse_integer(value, arg);
-        else if (arg == "--mlp") r.mlp_hidden = parse_integer(value, arg);
+        else if (arg == "--dim") r.dim = parse_size(value, arg);
+        else if (arg == "--layers") r.layers = parse_size(value, arg);
+        else if (arg == "--heads") r.heads = parse_size(value, arg);
+        else if (arg == "--mlp") r.mlp_hidden = parse_size(value, arg);
         else if (arg == "--lr") {
             r.lr = parse_float(value, arg);
             if (!(r.lr > 0.0f)) throw UsageError("--lr must be a positive number, got '" + value + "'");
         }
-        else if (arg == "--lag") r.lag = parse_integer(value, arg);
+        else if (arg == "--lag") r.lag = parse_size(value, arg);
         else if (arg == "--vocab") {
-            r.vocab = parse_integer(value, arg);
-            if (r.vocab <= 0) throw UsageError("--vocab must be from 1 to " + std::to_string(wai::max_vocab) + ", got " + value);
-        } else if (arg == "--eval-seqs") r.eval_sequences = parse_integer(value, arg);
+            r.vocab = parse_size(value, arg);
+            if (r.vocab <= 0) throw UsageError(size_refusal(arg, value));  // 0 would mean the task's own
+        } else if (arg == "--eval-seqs") r.eval_sequences = parse_size(value, arg);
         else if (arg == "--load") o.files.load_path = value;
         else if (arg == "--save") o.files.save_path = value;
         else if (arg == "--save-layout") o.files.save_layout = parse_weights_layout(value, arg);
@@ -177,8 +197,17 @@ Options parse(int argc, char** argv) {
         throw UsageError("expected TASK SCHEME SEED, got " + std::to_string(positional.size()) + " positional arguments");
     o.run.task = positional[0];
     o.run.scheme = positional[1];
-    const int64_t seed = parse_integer(positional[2], "SEED");
-    if (seed < 0) throw UsageError("SEED must be a non-negative integer, got '" + positional[2] + "'");
+    const auto bad_seed = [&] {
+        return UsageError("SEED must be an integer from 0 to " + std::to_string(std::numeric_limits<int64_t>::max()) +
+                          ", got '" + positional[2] + "'");
+    };
+    int64_t seed = 0;
+    try {
+        seed = parse_integer(positional[2], "SEED");
+    } catch (const NumberPastRange&) {
+        throw bad_seed();
+    }
+    if (seed < 0) throw bad_seed();
     o.run.seed = static_cast<uint64_t>(seed);
     check_files(o.run, o.files);  // unknown task, bad scheme, sizes, the files: all refused before any training
     return o;

@@ -18,33 +18,67 @@
 
 namespace wai {
 
+namespace {
+
+// Each size from 1 to a limit far above the chapter's sizes: a typo (an extra zero or three) is
+// refused, not left to overflow a product of sizes or fill the machine's memory. `least` is what the
+// message says; the value `allowed` below it (0) has a meaning of its own, in `note`.
+struct SizeLimit {
+    const char* name;
+    int64_t least, most;
+    const char* note = "";
+    int64_t allowed = 1;
+};
+const SizeLimit size_limits[] = {
+    {"--steps", 1, max_steps, " (0 with --load: the loaded weights tested)", 0},  // as the page takes them; the chapter's: 2000
+    {"--batch", 1, max_size},
+    {"--train-len", 2, max_size},
+    {"--dim", 1, max_size},
+    {"--layers", 1, 64},
+    {"--heads", 1, max_size},
+    {"--mlp", 1, 4 * max_size},
+    {"--eval-seqs", 1, 16 * max_size},
+    {"--vocab", 1, max_vocab, "", 0},  // 0: the task's own
+    {"--lag", 1, max_size},
+    {"a test length", 1, max_size},
+};
+
+const SizeLimit& size_limit(const std::string& name) {
+    for (const SizeLimit& limit : size_limits)
+        if (name == limit.name) return limit;
+    throw std::logic_error("size_limit: no size named " + name);
+}
+
+// `v` within its limit, else refused in size_refusal's words.
+void within(int64_t v, const std::string& name) {
+    const SizeLimit& limit = size_limit(name);
+    if (v < std::min(limit.least, limit.allowed) || v > limit.most) throw std::invalid_argument(size_refusal(name, std::to_string(v)));
+}
+
+}  // namespace
+
+std::string size_refusal(const std::string& name, const std::string& got) {
+    const SizeLimit& limit = size_limit(name);
+    return name + " must be from " + std::to_string(limit.least) + " to " + std::to_string(limit.most) + limit.note +
+           ", got " + got;
+}
+
 void validate(const RunConfig& c) {
     const Task task = configured_task(c);
     const PositionSpec spec = parse_position_spec(c.scheme);
-    // Each size from 1 to a limit far above the chapter's sizes: a typo (an extra zero or three) is
-    // refused here, not after it overflows a product of sizes or fills the machine's memory.
-    const auto within = [](int64_t v, int64_t least, int64_t most, const std::string& what) {
-        if (v < least || v > most)
-            throw std::invalid_argument(what + " must be from " + std::to_string(least) + " to " + std::to_string(most) +
-                                        ", got " + std::to_string(v));
-    };
-    if (c.steps < 0 || c.steps > max_steps)  // as the page takes them; the chapter's runs take 2000
-        throw std::invalid_argument("--steps must be from 1 to " + std::to_string(max_steps) +
-                                    " (0 with --load: the loaded weights tested), got " + std::to_string(c.steps));
-    within(c.batch, 1, max_size, "--batch");
+    within(c.steps, "--steps");
+    within(c.batch, "--batch");
     if (c.train_length == 1)  // log-length scaling's factor log(T) / log(train length) has log 1 = 0 below it
-        throw std::invalid_argument("--train-len must be from 2 to " + std::to_string(max_size) +
-                                    ", got 1: the scaled test multiplies the scores by log(test length) / log(train length), "
-                                    "and log 1 = 0");
-    within(c.train_length, 2, max_size, "--train-len");
-    within(c.dim, 1, max_size, "--dim");
-    within(c.layers, 1, 64, "--layers");
-    within(c.heads, 1, max_size, "--heads");
-    within(c.mlp_hidden, 1, 4 * max_size, "--mlp");
-    within(c.eval_sequences, 1, 16 * max_size, "--eval-seqs");
-    for (int64_t length : c.test_lengths) within(length, 1, max_size, "a test length");
-    if (c.vocab < 0 || c.vocab > max_vocab)  // 0: the task's own
-        throw std::invalid_argument("--vocab must be from 1 to " + std::to_string(max_vocab) + ", got " + std::to_string(c.vocab));
+        throw std::invalid_argument(size_refusal("--train-len", "1") + ": the scaled test multiplies the scores by "
+                                    "log(test length) / log(train length), and log 1 = 0");
+    within(c.train_length, "--train-len");
+    within(c.dim, "--dim");
+    within(c.layers, "--layers");
+    within(c.heads, "--heads");
+    within(c.mlp_hidden, "--mlp");
+    within(c.eval_sequences, "--eval-seqs");
+    for (int64_t length : c.test_lengths) within(length, "a test length");
+    within(c.vocab, "--vocab");
     if (task.kind == Task::Kind::seen && task.vocab < 2) throw std::invalid_argument("--vocab must be at least 2 for seen");
     if (!(c.lr > 0.0f) || !std::isfinite(c.lr)) throw std::invalid_argument("--lr must be a positive number");
     if (c.dim % c.heads != 0)
@@ -54,7 +88,7 @@ void validate(const RunConfig& c) {
     if (spec.kind == PositionSpec::Kind::mine && (c.dim / c.heads) % 2 != 0)
         throw std::invalid_argument("mine (positional/mine.cpp) holds a RoPE, which needs an even head dimension, got " +
                                     std::to_string(c.dim / c.heads));
-    within(c.lag, 1, max_size, "--lag");  // checked for seen too, which has no use for it: a typo is still a typo
+    within(c.lag, "--lag");  // checked for seen too, which has no use for it: a typo is still a typo
     if (task.kind == Task::Kind::lag) {
         if (c.lag >= c.train_length)
             throw std::invalid_argument("--lag " + std::to_string(c.lag) + " must be smaller than --train-len " +

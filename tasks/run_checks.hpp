@@ -3,6 +3,7 @@
 // Leaves out the weight files' checks (files/run_weights.hpp).
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "tasks/run_config.hpp"
 
@@ -16,5 +17,10 @@ void validate(const RunConfig& config);
 constexpr int64_t max_size = 4096;
 constexpr int64_t max_steps = 100000;  // --steps, as the page takes them
 constexpr int64_t max_vocab = 16 * max_size;  // --vocab
+
+// The line validate refuses a size with, for a value given as text: "--batch must be from 1 to 4096,
+// got 0". `name` is --steps, --batch, --train-len, --dim, --layers, --heads, --mlp, --eval-seqs,
+// --vocab, --lag or "a test length"; a program that reads a number past 64 bits refuses it with this.
+std::string size_refusal(const std::string& name, const std::string& got);
 
 }  // namespace wai

@@ -2,7 +2,8 @@
 // character, then read: integers by std::from_chars, reals by strtod_l in the "C" locale (the
 // correctly rounded reader every C library has; std::from_chars for double is missing from some
 // standard libraries, the web build's among them). A real whose value underflows to zero, or
-// overflows, is refused; a subnormal one is read (as std::from_chars does).
+// overflows, is refused as past the range (NumberPastRange); a subnormal one is read (as
+// std::from_chars does).
 // Leaves out locales: the decimal point is always '.'.
 #include "tensor/number_text.hpp"
 
@@ -61,8 +62,8 @@ int64_t parse_integer(const std::string& text, const std::string& what) {
         const auto [stop, error] = std::from_chars(text.data(), end, value);
         if (error == std::errc() && stop == end) return value;
         if (error == std::errc::result_out_of_range)
-            throw std::invalid_argument(what + " needs an integer from -9223372036854775808 to 9223372036854775807 "
-                                        "(64 bits), got '" + text + "'");
+            throw NumberPastRange(what + " needs an integer from -9223372036854775808 to 9223372036854775807 "
+                                  "(64 bits), got '" + text + "'", /*huge=*/true, /*negative=*/text[0] == '-');
     }
     throw std::invalid_argument(what + " needs an integer, got '" + text + "'");
 }
@@ -76,6 +77,9 @@ double parse_real(const std::string& text, const std::string& what) {
             const double value = strtod_l(text.c_str(), &stop, c_locale);
             const bool underflow_to_zero = errno == ERANGE && value == 0.0;
             if (stop == text.c_str() + text.size() && std::isfinite(value) && !underflow_to_zero) return value;
+            if (stop == text.c_str() + text.size())
+                throw NumberPastRange(what + " needs a number within a double's range (sizes from about 4.9e-324 to 1.8e308), "
+                                      "got '" + text + "'", /*huge=*/!underflow_to_zero, text[0] == '-');
         }
     }
     throw std::invalid_argument(what + " needs a number, got '" + text + "'");

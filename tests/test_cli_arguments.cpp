@@ -71,10 +71,12 @@ TEST_CASE("train_position: each bad argument is refused with one line and exit c
         {"lag none 0 --steps 3.5", "--steps needs an integer, got '3.5'"},
         {"lag none 0 --steps <empty>", "--steps needs a value, got an empty one"},
         {"lag none 0 --dim 0x40", "--dim needs an integer, got '0x40'"},
-        {"lag none 0 --steps 99999999999999999999", "--steps needs an integer from -9223372036854775808 to 9223372036854775807 (64 bits), got '99999999999999999999'"},
-        {"lag none 9223372036854775808", "SEED needs an integer from -9223372036854775808 to 9223372036854775807 (64 bits), got '9223372036854775808'"},
+        // Past 64 bits, each number is refused with its own range, as one just past it is.
+        {"lag none 0 --steps 99999999999999999999", "--steps must be from 1 to 100000 (0 with --load: the loaded weights tested), got 99999999999999999999"},
+        {"lag none 0 --test-lens 32,-99999999999999999999", "a test length must be from 1 to 4096, got -99999999999999999999"},
+        {"lag none 9223372036854775808", "SEED must be an integer from 0 to 9223372036854775807, got '9223372036854775808'"},
         {"lag none x", "SEED needs an integer, got 'x'"},
-        {"lag none -1", "SEED must be a non-negative integer, got '-1'"},
+        {"lag none -1", "SEED must be an integer from 0 to 9223372036854775807, got '-1'"},
         {"lag none 0 --lr abc", "--lr needs a number, got 'abc'"},
         {"lag none 0 --lr nan", "--lr needs a number, got 'nan'"},
         {"lag none 0 --lr inf", "--lr needs a number, got 'inf'"},
@@ -145,26 +147,31 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
             ++cases;
         }
     refused(tiny_with({"--quiet", "--quiet"}), "--quiet is given twice");
-    // Integers: digits with an optional leading '-', nothing else; past 64 bits, the range is named.
+    // Integers: digits with an optional leading '-', nothing else; past 64 bits, the flag's own range.
     const auto needs_integer = [](const std::string& what, const std::string& value) {
-        return what + " needs an integer" +
-               (value == "99999999999999999999" ? " from -9223372036854775808 to 9223372036854775807 (64 bits)" : "") +
-               ", got '" + value + "'";
+        return what + " needs an integer, got '" + value + "'";
     };
-    for (const std::string& flag : integer_flags)
-        for (const std::string value : {"+5", " 5", "5 ", "0x10", "1e3", "5.0", "99999999999999999999", "-", "--5"})
+    for (const std::string& flag : integer_flags) {
+        for (const std::string value : {"+5", " 5", "5 ", "0x10", "1e3", "5.0", "-", "--5"})
             refused(tiny_with({flag, value}), needs_integer(flag, value));
+        for (const std::string value : {"99999999999999999999", "-99999999999999999999"})
+            refused(tiny_with({flag, value}), flag + " must be from ");
+    }
     refused(tiny_with({"--heads", "-5"}), "--heads must be from 1 to 4096, got -5");
     refused(tiny_with({"--lag", "-1"}), "--lag must be from 1 to 4096, got -1");
-    for (const std::string value : {"+0.01", " 0.01", "0.01 ", "0x1p-7", "1e", ".", "-.", "1e400", "infinity"})
+    for (const std::string value : {"+0.01", " 0.01", "0.01 ", "0x1p-7", "1e", ".", "-.", "infinity"})
         refused(tiny_with({"--lr", value}), "--lr needs a number, got '" + value + "'");
+    // Past a double's range, as past a float's: the same line as 3.5e38 or 1e-50 gets.
+    refused(tiny_with({"--lr", "1e400"}), "--lr 1e400 is past the largest float32, about 3.4e38");
+    refused(tiny_with({"--lr", "1e-400"}), "--lr 1e-400 is below the smallest normal float32, about 1.2e-38");
     refused(tiny_with({"--lr", "-0.01"}), "--lr must be a positive number");
     for (const std::string value : {"32,+64", "32, 64", "32 ,64", "0x20", "32,1e2"}) refused(tiny_with({"--test-lens", value}), "--test-lens needs an integer");
     for (const std::string value : {"+2", " 2", "2 ", "0x2", "1e1", "0", "-3", "99999999", "100000000000000000000"})
         refused(tiny_with({"--threads", value}), "--threads must be a whole number from 1 to ");
-    for (const std::string seed : {"+5", " 5", "5 ", "0x10", "1e3", "99999999999999999999", "-"})
+    for (const std::string seed : {"+5", " 5", "5 ", "0x10", "1e3", "-"})
         refused(concat({"lag", "none", seed}, tiny), needs_integer("SEED", seed));
-    refused(concat({"lag", "none", "-1"}, tiny), "SEED must be a non-negative integer, got '-1'");
+    for (const std::string seed : {"-1", "99999999999999999999", "-99999999999999999999"})
+        refused(concat({"lag", "none", seed}, tiny), "SEED must be an integer from 0 to 9223372036854775807, got '" + seed + "'");
     for (const std::string spec : {"rope:+100", "rope: 100", "rope:100 ", "alibi:0x1p-1", "rope:1e"})
         refused(concat({"lag", spec, "0"}, tiny), "is not a number");
     for (const std::string spec : {"pi:+2", "ntk: 2", "yarn:2 ", "pi:0x2"})
@@ -172,9 +179,11 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
     // Numbers past what they mean in float32 (the engine's numbers), or past the page's steps.
     // The bounds said are the bounds taken: just past either end is refused, though float32 would
     // hold rope:1.0000001 (as 1.00000012) and rope:3.402e38.
-    for (const std::string spec : {"rope:1e308", "rope:1e39", "rope:1.00000001", "rope:1.0000001", "rope:1.00000019", "rope:3.402e38"})
+    for (const std::string spec : {"rope:1e308", "rope:1e400", "rope:1e-400", "rope:-1e400", "rope:1e39", "rope:1.00000001",
+                                   "rope:1.0000001", "rope:1.00000019", "rope:3.402e38"})
         refused(concat({"lag", spec, "0"}, tiny), "a RoPE base must be a float32 number above 1, from 1.0000002 to 3.4e38");
-    for (const std::string spec : {"alibi:1e39", "alibi:1e-320", "alibi:1e-39", "alibi:1.19e-38", "alibi:3.40001e38"})
+    for (const std::string spec : {"alibi:1e39", "alibi:1e400", "alibi:1e-400", "alibi:1e-320", "alibi:1e-39", "alibi:1.19e-38",
+                                   "alibi:3.40001e38"})
         refused(concat({"lag", spec, "0"}, tiny), "an ALiBi slope must be a normal float32 number above 0, from 1.2e-38 to 3.4e38");
     for (const std::string spec : {"rope:1.0000002", "rope:3.4e38", "alibi:1.2e-38"})
         CHECK(run(folder, "train_position", concat({"lag", spec, "0", "--check-flags"}, tiny)).status == 0);
@@ -182,7 +191,7 @@ TEST_CASE("train_position: every flag refuses a missing, empty or repeated value
                                                        "(3.4e38) at distance 127; with these lengths the slope must be at most 2.67e+36");
     // The largest said is taken.
     CHECK(run(folder, "train_position", concat({"lag", "alibi:2.67e36", "0", "--check-flags"}, tiny)).status == 0);
-    for (const std::string spec : {"pi:1e300", "ntk:4097", "yarn:100000", "yarn-paper:0.5"})
+    for (const std::string spec : {"pi:1e300", "pi:1e400", "ntk:1e-400", "yarn:-1e400", "ntk:4097", "yarn:100000", "yarn-paper:0.5"})
         refused(tiny_with({"--extend", spec}, "lag rope 0"), "the factor s must be from 1 to 4096");
     refused(tiny_with({"--steps", "1000000000000"}), "--steps must be from 1 to 100000 (0 with --load: the loaded weights tested), got 1000000000000");
     refused(tiny_with({"--train-len", "1"}, "seen none 0"), "--train-len must be from 2 to 4096, got 1: the scaled test multiplies the scores by log(test length) / log(train length), and log 1 = 0");

@@ -362,7 +362,21 @@ TEST_CASE("parse_real reads exactly what std::from_chars reads, and refuses what
         const auto [stop, error] = std::from_chars(text.data(), text.data() + text.size(), expected);
         const bool readable = error == std::errc() && stop == text.data() + text.size() && std::isfinite(expected);
         if (!readable) {
-            CHECK_THROWS_WITH(parse_real(text, "x"), "x needs a number, got '" + text + "'");
+            // A number in the rule's form past a double's range is that (NumberPastRange), with the side it is past.
+            const bool past_range = error == std::errc::result_out_of_range && stop == text.data() + text.size();
+            if (!past_range) {
+                CHECK_THROWS_WITH(parse_real(text, "x"), "x needs a number, got '" + text + "'");
+                continue;
+            }
+            try {
+                parse_real(text, "x");
+                FAIL("read past a double's range");
+            } catch (const NumberPastRange& e) {
+                CHECK(std::string(e.what()) == "x needs a number within a double's range (sizes from about 4.9e-324 to 1.8e308), got '" + text + "'");
+                const size_t exponent = text.find_first_of("eE");
+                CHECK(e.huge == (exponent == std::string::npos || text[exponent + 1] != '-'));
+                CHECK(e.negative == (text[0] == '-'));
+            }
             continue;
         }
         const double value = parse_real(text, "x");
