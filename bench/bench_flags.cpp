@@ -53,6 +53,8 @@ int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
         const int64_t value = parse_integer(text, name);
         if (name == "--train-step") {
             if (value >= 1 && value <= 64) return static_cast<int>(value);
+        } else if (name == "--scaling") {
+            if (value >= 2 && value <= 64) return static_cast<int>(value);
         } else if (value >= 1 && value <= 100000) {
             return static_cast<int>(value);
         }
@@ -60,6 +62,7 @@ int parse_flag(int argc, char** argv, const std::string& name, int fallback) {
         if (name == "--threads") refuse(e.what());
     }
     if (name == "--train-step") refuse("--train-step needs a thread count from 1 to 64, got '" + std::string(text) + "'");
+    if (name == "--scaling") refuse("--scaling needs a thread count from 2 to 64, got '" + std::string(text) + "'");
     refuse(name + " needs a whole number from 1 to 100000, got '" + text + "'");
 }
 

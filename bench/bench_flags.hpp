@@ -1,4 +1,4 @@
-// bench_step's flags: --steps N, --repeats N, --threads N, --kernels plain|fast|both, --scaling N,
+// bench_step's flags: --steps N, --repeats N, --threads N, --kernels plain|fast|both, --scaling N (2 to 64),
 // --shapes N and the sizes --dim N (2 to 4096, even), --layers N (1 to 64), --length N (4 to 4096:
 // longer than the lag) and --batch N (1 to 4096), each at most once. Anything else, a flag without its value, an empty value, or a value
 // out of its range ("5x", "+5", " 5" included: tensor/number_text.hpp's rule) is refused with one

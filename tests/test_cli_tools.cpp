@@ -34,8 +34,10 @@ TEST_CASE("bench_step: a bad flag is refused with one line and exit code 2, befo
         {"--threads 0", "--threads must be a whole number from 1 to "},
         {"--repeats <empty>", "--repeats needs a value, got an empty one"},
         {"--kernels fused", "--kernels needs plain, fast or both, got 'fused'"},
-        {"--scaling 1", "--scaling needs a thread count from 2 to 64, got 1"},
-        {"--scaling 65", "--scaling needs a thread count from 2 to 64, got 65"},
+        {"--scaling 1", "--scaling needs a thread count from 2 to 64, got '1'"},
+        {"--scaling 65", "--scaling needs a thread count from 2 to 64, got '65'"},
+        {"--scaling 0", "--scaling needs a thread count from 2 to 64, got '0'"},  // one range, whatever the value
+        {"--scaling 100001", "--scaling needs a thread count from 2 to 64, got '100001'"},
         {"--scaling 2 --threads 2", "it takes no --threads or --kernels"},
         {"--scaling 2 --kernels fast", "it takes no --threads or --kernels"},
         {"--dim 63", "--dim needs a whole number from 2 to 4096 (even: RoPE turns pairs), got '63'"},
