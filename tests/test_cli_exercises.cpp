@@ -1,5 +1,5 @@
 // The exercises' programs through make and their containment (lessons/exercises/): make exercise-train
-// on an exercise not written yet says so once; the board (board.sh) names a verdict without its line,
+// on an exercise not written yet says so once, before the library's run; the board (board.sh) names a verdict without its line,
 // a child left running, a printed verdict line and a crash by what the program printed; build/contain
 // (programs/contain.cpp) stops what a learner's code left running with /proc alone (no procps), even
 // a process that left the session, and stops at the limit a program that ignores SIGTERM; learner
@@ -34,6 +34,8 @@ TEST_CASE("make exercise-train on an exercise not written yet says so once, and 
     CHECK(said.find(line) == said.rfind(line));
     CHECK_FALSE(holds(said, "which is not a verdict"));
     CHECK_FALSE(holds(said, "***"));
+    // Said before the library's run, not after it (at the chapter's 2000 steps, minutes).
+    CHECK_FALSE(holds(said, "library:"));
 }
 
 TEST_CASE("make exercises' board: a verdict without its line is no verdict, a child left running is said, a crash is named by what it printed", "[cli][exercises]") {

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstring>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <exception>
@@ -34,6 +35,7 @@
 #include "lessons/exercises/marked_place.hpp"
 #include "tensor/number_text.hpp"
 #include "tasks/experiment.hpp"
+#include "tasks/run_checks.hpp"
 #include "startup/openblas_startup.hpp"
 #include "startup/output_check.hpp"
 #include "tasks/result_line.hpp"
@@ -222,10 +224,21 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
             if (limit < 1) throw std::invalid_argument("SECONDS must be 1 or more, got '" + std::string(argv[4]) + "'");
         }
         config.task = argv[1];
-        const int64_t seed = wai::parse_integer(argv[2], "SEED");
-        if (seed < 0) throw std::invalid_argument("SEED must be a non-negative integer, got '" + std::string(argv[2]) + "'");
+        // As train_position reads them: a number past 64 bits is refused with the range, not the type's.
+        const std::string seed_range = "SEED must be an integer from 0 to 9223372036854775807, got '" + std::string(argv[2]) + "'";
+        int64_t seed = 0;
+        try {
+            seed = wai::parse_integer(argv[2], "SEED");
+        } catch (const wai::NumberPastRange&) {
+            throw std::invalid_argument(seed_range);
+        }
+        if (seed < 0) throw std::invalid_argument(seed_range);
         config.seed = static_cast<uint64_t>(seed);
-        config.steps = wai::parse_integer(argv[3], "STEPS");
+        try {
+            config.steps = wai::parse_integer(argv[3], "STEPS");
+        } catch (const wai::NumberPastRange&) {
+            throw std::invalid_argument(wai::size_refusal("--steps", argv[3]));
+        }
         wai::validate(config);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "exercise-train %s: %s (make exercise-train EXERCISE=%s TASK=lag|seen SEED=0 STEPS=2000)\n",
@@ -240,6 +253,15 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
                       "(an exit() or quick_exit() in your code)");
     double library_training = 0;  // the library's steps alone, its testing left out: what the learner's limit measures
     try {
+        // Your code once, one training step of its own model, before the library's run: an unwritten
+        // marked place (or an error at the first step) is said now, not after minutes of the library's.
+        {
+            wai::RunConfig first = config;
+            first.custom_position = yours;
+            const std::unique_ptr<wai::Transformer> model = wai::make_model(first);
+            wai::TrainingState state(*model, first);
+            wai::training_step(*model, state.optimizer, state.task, state.data, first);
+        }
         const auto library_start = std::chrono::steady_clock::now();
         std::string library;
         double library_testing = 0;
