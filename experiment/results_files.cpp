@@ -16,7 +16,6 @@
 
 #include "tensor/number_text.hpp"
 #include "positional/spec.hpp"
-#include "files/atomic_file.hpp"
 #include "files/weights_file.hpp"
 #include "startup/output_check.hpp"
 
@@ -128,6 +127,15 @@ std::string weights_fault(const std::string& task, const std::string& scheme, ui
 
 void prune_result_files(const std::vector<fs::path>& expected, const std::function<std::string(size_t)>& check,
                         const fs::path& folder, const std::string& program) {
+    // No folder yet is nothing to prune (a first make experiment); a file there, or in place of a folder
+    // above it, is refused.
+    for (fs::path above = folder; !above.empty(); above = above.parent_path()) {
+        const fs::file_status there = fs::status(above);
+        if (!fs::exists(there)) continue;
+        if (!fs::is_directory(there))
+            throw std::runtime_error(above.string() + " is not a folder: the prune takes the folder the runs' results are in");
+        break;
+    }
     // A result and its weights, and where the prune sets them aside (RUNS/replaced/NAME.txt, .safetensors).
     const auto weights_of = [](fs::path path) { return path.replace_extension(".safetensors"); };
     const auto aside = [](const fs::path& path) { return path.parent_path() / "replaced" / path.filename(); };
@@ -197,8 +205,6 @@ void prune_result_files(const std::vector<fs::path>& expected, const std::functi
         fs::remove(path);
     }
 }
-
-void write_atomically(const fs::path& path, const std::string& text) { write_file_atomically(path.string(), text); }
 
 namespace {
 

@@ -66,13 +66,10 @@ std::string weights_fault(const std::string& task, const std::string& scheme, ui
 // finished result; and where expected[i] is missing, a result set aside there that check(i) finds
 // made with these flags is put back instead of being run again. Every temporary file a killed run
 // left below `folder` is deleted. Each with one line on stdout after "<program>: " ("experiment",
-// ...). check returns "" for a file to keep.
+// ...). check returns "" for a file to keep. A `folder` that does not exist holds nothing to prune;
+// one that is not a folder is refused (std::runtime_error).
 void prune_result_files(const std::vector<std::filesystem::path>& expected, const std::function<std::string(size_t)>& check,
                         const std::filesystem::path& folder, const std::string& program);
-
-// Whole or not at all, never through a symbolic link, through write_file_atomically
-// (files/atomic_file.hpp): a temporary file beside it, renamed over it.
-void write_atomically(const std::filesystem::path& path, const std::string& text);
 
 // A command line the collector cannot use: one line on stderr and exit code 2.
 struct UsageError : std::invalid_argument {

@@ -106,11 +106,11 @@ void check_output_path(const std::string& path, const std::string& what) {
     if (!why.empty()) throw std::invalid_argument(what + " " + (path.empty() ? "''" : path) + ": " + why);
 }
 
-void write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces) {
-    const std::string why = refusal(path);
-    if (!why.empty()) throw std::runtime_error("cannot write " + (path.empty() ? std::string("''") : path) + ": " + why);
+namespace {
 
-    const SignalsHeld held;
+// `pieces` into a new temporary file beside `path`, fsync'ed; returns its name. On a failure the
+// temporary file is removed and std::runtime_error names `path` and the step.
+std::string write_temporary(const std::string& path, const std::vector<std::string_view>& pieces) {
     std::string name = path + ".tmp.XXXXXX";
     const int fd = mkostemp(name.data(), O_CLOEXEC | O_NOFOLLOW);  // O_CREAT | O_EXCL, mode 0600
     if (fd < 0)
@@ -141,13 +141,56 @@ void write_file_atomically(const std::string& path, const std::vector<std::strin
     if (fsync(fd) != 0) fail("flushing it to the disk failed");
     is_open = false;
     if (close(fd) != 0) fail("closing it failed");
-    if (std::rename(name.c_str(), path.c_str()) != 0) fail("renaming the temporary file over it failed");
-    // The rename itself reaches the disk with the folder; a folder that cannot be synced (some file
-    // systems refuse) still holds the whole new file.
+    return name;
+}
+
+// The temporary file renamed over `path`, and the rename taken to the disk with the folder; on a
+// failed rename the temporary file is removed.
+void rename_into_place(const std::string& temporary, const std::string& path) {
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+        const int error = errno;
+        unlink(temporary.c_str());
+        throw std::runtime_error("cannot write " + path + ": renaming the temporary file over it failed (" +
+                                 std::strerror(error) + ")");
+    }
+    // A folder that cannot be synced (some file systems refuse) still holds the whole new file.
     const int folder = ::open(folder_of(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (folder >= 0) {
         fsync(folder);
         close(folder);
+    }
+}
+
+void refuse_unless_writable(const std::string& path) {
+    const std::string why = refusal(path);
+    if (!why.empty()) throw std::runtime_error("cannot write " + (path.empty() ? std::string("''") : path) + ": " + why);
+}
+
+}  // namespace
+
+void write_file_atomically(const std::string& path, const std::vector<std::string_view>& pieces) {
+    refuse_unless_writable(path);
+    const SignalsHeld held;
+    rename_into_place(write_temporary(path, pieces), path);
+}
+
+void write_files_atomically(const std::vector<std::pair<std::string, std::string_view>>& files) {
+    for (const auto& [path, text] : files) refuse_unless_writable(path);
+    const SignalsHeld held;
+    std::vector<std::string> temporaries;
+    try {
+        for (const auto& [path, text] : files) temporaries.push_back(write_temporary(path, {text}));
+    } catch (...) {
+        for (const std::string& name : temporaries) unlink(name.c_str());
+        throw;
+    }
+    for (size_t i = 0; i < files.size(); ++i) {
+        try {
+            rename_into_place(temporaries[i], files[i].first);
+        } catch (...) {
+            for (size_t j = i + 1; j < files.size(); ++j) unlink(temporaries[j].c_str());
+            throw;
+        }
     }
 }
 

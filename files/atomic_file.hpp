@@ -18,6 +18,7 @@
 #pragma once
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace wai {
@@ -32,5 +33,11 @@ void write_file_atomically(const std::string& path, const std::vector<std::strin
 inline void write_file_atomically(const std::string& path, std::string_view text) {
     write_file_atomically(path, std::vector<std::string_view>{text});
 }
+
+// Several files, each (path, text), as one output: every one written to its temporary file first,
+// then all renamed. A failure while writing (a full disk, `ulimit -f`) leaves every old file as it
+// was and no temporary file: never some files new and some old. (Only a failed rename, after all
+// were written, could leave the earlier ones renamed.)
+void write_files_atomically(const std::vector<std::pair<std::string, std::string_view>>& files);
 
 }  // namespace wai

@@ -14,8 +14,9 @@
 //   RESULTS/extension/METHOD-L/MODEL.txt   a RoPE model's saved weights tested at length L with METHOD,
 //                                          s = L / 32, the training length
 // When RESULTS/runs/ holds make experiment's results, the retrained models' figures at 32, 64 and 128
-// are compared with them. Outputs are written to a temporary file and renamed; a file already at an
-// output's path is replaced only when it is one collect_extension wrote (or empty).
+// are compared with them. Outputs are written to temporary files and then renamed, all together (a
+// failed write leaves every earlier output as it was); a file already at an output's path is replaced
+// only when it is one collect_extension wrote (or empty).
 // Leaves out running anything (experiment/extension.mk) and the pictures (plots/).
 #include <algorithm>
 #include <cstdio>
@@ -338,8 +339,12 @@ int collect(const Setup& s) {
         data_text[task] = data.str();
     }
     md << compare_with_experiment(s);
-    for (const auto& task : tasks) write_atomically(data_paths[task], data_text[task]);
-    write_atomically(table, md.str());
+    // As one output: a failure (a full disk) leaves every file as it was, never new data beside an old table.
+    const std::string markdown = md.str();
+    std::vector<std::pair<std::string, std::string_view>> outputs;
+    for (const auto& task : tasks) outputs.emplace_back(data_paths[task].string(), data_text[task]);
+    outputs.emplace_back(table.string(), markdown);
+    write_files_atomically(outputs);
     std::cout << "experiment-extension: wrote " << table.string() << " and " << (s.results / "extension").string()
               << "/{lag,seen}.dat\n";
     return 0;

@@ -11,8 +11,9 @@
 // the run's weights beside it must be a safetensors file whose header names that run (only the header
 // is read), or the run is not finished: the prune deletes both, and make runs it again.
 // The always-"no" baseline for seen is computed here from the same test sequences the runs used.
-// Outputs are written to a temporary file and renamed, so they are whole or absent; a file already at
-// an output's path is replaced only when it is one collect_results wrote (or empty), never anyone's.
+// Outputs are written to temporary files and then renamed, all together: each is whole or absent, and
+// a failed write leaves every earlier output as it was. A file already at an output's path is
+// replaced only when it is one collect_results wrote (or empty), never anyone's.
 // Leaves out running anything: the Makefile runs train_position.
 #include <algorithm>
 #include <cmath>
@@ -166,9 +167,12 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
 
     const ExperimentSummary summary = summarize_experiment(ours, chapter, seeds, run_flags, mine);
     fs::create_directory(data_dir);  // its folder was checked above
-    for (const auto& task : tasks) write_atomically(data_dir / (task + ".dat"), summary.picture_data.at(task));
-    write_atomically(table_path, table);
-    write_atomically(summary_path, summary.markdown);
+    // As one output: a failure (a full disk) leaves every file as it was, never a new table beside an old summary.
+    std::vector<std::pair<std::string, std::string_view>> outputs;
+    for (const auto& task : tasks) outputs.emplace_back((data_dir / (task + ".dat")).string(), summary.picture_data.at(task));
+    outputs.emplace_back(table_path, table);
+    outputs.emplace_back(summary_path, summary.markdown);
+    write_files_atomically(outputs);
     std::cout << "experiment: wrote " << table_path << ", " << summary_path << " and " << (data_dir / "{lag,seen}.dat").string()
               << " (" << summary.outside << " figures outside the allowance)\n";
     return 0;

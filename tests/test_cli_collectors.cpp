@@ -1,7 +1,8 @@
 // The collectors' command lines and outputs (collect_results, collect_extension): a bad argument
 // refused with one line; make's RUN_FLAGS taken, empty or holding flags of their own; every output
-// checked before any is written, and only an output they wrote (or an empty file) replaced; a result
-// line whose figures cannot be true is not a valid result.
+// checked before any is written, all written as one (a failed write leaves every one as it was), and
+// only an output they wrote (or an empty file) replaced; a result line whose figures cannot be true is
+// not a valid result.
 // Leaves out the prune (tests/test_cli_prune.cpp) and make's settings (tests/experiment_resume.sh).
 #include "tests/catch.hpp"
 
@@ -169,6 +170,44 @@ TEST_CASE("the collectors replace only an output they wrote: any other file is r
         CHECK(o.status == 0);
         CHECK(read_bytes(folder.file("results/extension.md")).rfind("# Context extension: accuracy past the training length\n", 0) == 0);
         CHECK(holds(read_bytes(folder.file("results/extension/lag.dat")), "Written by collect_extension."));
+    }
+}
+
+TEST_CASE("the collectors' outputs are one: a write that fails leaves every output as it was", "[cli]") {
+    // Under a file-size limit the summary passes and the rest do not, collect_results left a new table
+    // and new pictures' data beside the old summary, and said only that the summary failed.
+    Folder folder("collector_outputs_as_one");
+    write_finished_experiment(folder);
+    const std::string collect = "exec '" + program_path("collect_results") + "' --run-flags '' runs '" + source_dir +
+                                "/experiment/chapter_table.txt' t.txt s.md 0";
+    REQUIRE(script(folder, collect).status == 0);
+    const std::vector<std::string> outputs = {"t.txt", "s.md", "data/lag.dat", "data/seen.dat"};
+    std::vector<std::string> before;
+    size_t largest_but_summary = 0;
+    for (const std::string& output : outputs) {
+        before.push_back(read_bytes(folder.file(output)));
+        if (output != "s.md") largest_but_summary = std::max(largest_but_summary, before.back().size());
+    }
+    // One lag run's figure changed: the table, the summary and the lag data would change.
+    const std::string run_file = folder.file("runs/" + wai::run_name("lag", "rope", 0) + ".txt");
+    std::string text = read_bytes(run_file);
+    text.replace(text.find("1.000"), 5, "0.500");
+    write_bytes(run_file, text);
+    const size_t blocks = largest_but_summary / 512 + 1;  // ulimit -f counts 512-byte blocks
+    REQUIRE(before[1].size() > 512 * blocks + 512);         // the summary (and its change) passes the limit
+    const Outcome limited = script(folder, "ulimit -f " + std::to_string(blocks) + "; " + collect);
+    check_one_line_refusal(limited, 1, "collect_results", "cannot write s.md: writing it failed (File too large)");
+    for (size_t i = 0; i < outputs.size(); ++i) {
+        INFO(outputs[i]);
+        CHECK(read_bytes(folder.file(outputs[i])) == before[i]);
+    }
+    for (const auto& entry : fs::recursive_directory_iterator(folder.path))
+        CHECK_FALSE(holds(entry.path().filename().string(), ".tmp."));
+    // Without the limit, every output is the new one (the seen task's data has no lag run in it).
+    REQUIRE(script(folder, collect).status == 0);
+    for (size_t i = 0; i < 3; ++i) {
+        INFO(outputs[i]);
+        CHECK(read_bytes(folder.file(outputs[i])) != before[i]);
     }
 }
 

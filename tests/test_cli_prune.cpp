@@ -1,7 +1,8 @@
 // The prune the collectors run before make experiment's runs: a run whose weights are not a
 // safetensors file of that run is redone, its weights removed with it; a live run's temporary files
-// are left alone and a killed run's removed; a folder in a file's place is refused; a result made
-// with other RUN_FLAGS is set aside and put back when those flags come again.
+// are left alone and a killed run's removed; a folder in a file's place is refused, and so is a file
+// in the runs' folder's place; a result made with other RUN_FLAGS is set aside and put back when those
+// flags come again.
 // Leaves out the collectors' outputs (tests/test_cli_collectors.cpp).
 #include "tests/catch.hpp"
 
@@ -224,4 +225,24 @@ TEST_CASE("the prune sets aside a result made with other RUN_FLAGS and puts it b
     const Outcome neither = run(folder, "collect_results", {"--prune", "--run-flags", "--steps 9", "runs", "0"});
     CHECK_FALSE(holds(neither.out, "put back"));
     CHECK(read_bytes(folder.file("runs/replaced/lag_rope_seed0.txt")) == result);
+}
+
+TEST_CASE("the prune refuses a file in place of its folder, and takes a folder not made yet as nothing to prune", "[cli]") {
+    // Both collectors' prunes took a file, or a path below one, as RUNS_DIR or RESULTS and said nothing.
+    Folder folder("prune_not_a_folder");
+    write_bytes(folder.file("notes.txt"), "my notes\n");
+    for (const std::string runs : {"notes.txt", "notes.txt/runs"})
+        check_one_line_refusal(run(folder, "collect_results", {"--prune", runs, "0"}), 1, "collect_results",
+                               "notes.txt is not a folder: the prune takes the folder the runs' results are in");
+    check_one_line_refusal(run(folder, "collect_extension", {"--prune", "notes.txt", "32,64", "0"}), 1, "collect_extension",
+                           "notes.txt is not a folder: the prune takes the folder the runs' results are in");
+    CHECK(read_bytes(folder.file("notes.txt")) == "my notes\n");
+    // A first make experiment: no results folder yet, nothing to prune, nothing said.
+    for (const auto& outcome : {run(folder, "collect_results", {"--prune", "results/runs", "0"}),
+                                run(folder, "collect_extension", {"--prune", "results", "32,64", "0"})}) {
+        CHECK(outcome.status == 0);
+        CHECK(outcome.out.empty());
+        CHECK(outcome.err.empty());
+    }
+    CHECK_FALSE(fs::exists(folder.path / "results"));
 }
