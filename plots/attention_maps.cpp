@@ -1,5 +1,7 @@
 // attention_maps: the attention weights of a trained model's layers on one test sequence, for pictures.
-//   build/plots/attention_maps WEIGHTS OUT_PREFIX [LENGTH]
+//   build/plots/attention_maps [--run TASK SCHEME SEED] WEIGHTS OUT_PREFIX [LENGTH]
+// With --run, WEIGHTS must be that run's (make plots names the run its picture is labelled with): a
+// file whose metadata names another run is refused, never drawn under the wrong name.
 // WEIGHTS is a file train_position --save wrote (its metadata names the task, scheme and seed, and
 // the model's sizes: a file without them, saved before they were recorded, is taken to be the
 // experiment's default size). The sequence is the first of that seed's test sequences
@@ -9,9 +11,13 @@
 // after the query, which the causal mask hides). Prints, per layer, where queries past the training
 // length look: how many put their largest weight exactly the lag back (lag's answer) and their mean distance.
 // Leaves out models with more than one head (it writes head 0) and drawing (plots/attention.gp).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
 #include "autograd/ops.hpp"
 #include "tensor/number_text.hpp"
@@ -56,18 +62,34 @@ std::string matrix_text(const float* weights, int64_t T, const std::string& titl
 
 int main(int argc, char** argv) {
     wai::prepare_process(argv);
-    if ((argc != 3 && argc != 4) || argv[1][0] == '\0' || argv[2][0] == '\0') {
-        std::fprintf(stderr, "usage: attention_maps WEIGHTS OUT_PREFIX [LENGTH] (none of them empty)\n");
+    std::vector<std::string> args(argv + 1, argv + argc), expected;  // expected: --run's TASK SCHEME SEED
+    const auto usage = [] {
+        std::fprintf(stderr, "usage: attention_maps [--run TASK SCHEME SEED] WEIGHTS OUT_PREFIX [LENGTH] (none of them empty)\n");
         return 2;
+    };
+    if (!args.empty() && args[0] == "--run") {
+        if (args.size() < 4) return usage();
+        expected.assign(args.begin() + 1, args.begin() + 4);
+        args.erase(args.begin(), args.begin() + 4);
     }
+    const auto is_empty = [](const std::string& a) { return a.empty(); };
+    if ((args.size() != 2 && args.size() != 3) || std::any_of(args.begin(), args.end(), is_empty) ||
+        std::any_of(expected.begin(), expected.end(), is_empty))
+        return usage();
     try {
-        const std::string path = argv[1], prefix = argv[2];
-        const int64_t T = argc == 4 ? wai::parse_integer(argv[3], "LENGTH") : 128;
+        const std::string path = args[0], prefix = args[1];
+        const int64_t T = args.size() == 3 ? wai::parse_integer(args[2], "LENGTH") : 128;
         const wai::WeightsFile file = wai::read_weights_file(path);
         wai::RunConfig config;
         config.task = metadata(file, "task", path);
         config.scheme = metadata(file, "scheme", path);
-        config.seed = static_cast<uint64_t>(wai::parse_integer(metadata(file, "seed", path), path + ": its seed"));
+        const std::string seed = metadata(file, "seed", path);
+        config.seed = static_cast<uint64_t>(wai::parse_integer(seed, path + ": its seed"));
+        if (!expected.empty() && std::vector<std::string>{config.task, config.scheme, seed} != expected)
+            throw std::runtime_error(path + ": its metadata names the run " + wai::one_line(config.task + " " + config.scheme +
+                                     " seed " + seed) + ", not " + wai::one_line(expected[0] + " " + expected[1] + " seed " +
+                                     expected[2]) + ", the run this map is drawn for; run make experiment, whose prune redoes "
+                                     "a run whose weights are not its own");
         config.dim = size_in(file, "dim", config.dim, path);
         config.layers = size_in(file, "layers", config.layers, path);
         config.heads = size_in(file, "heads", config.heads, path);
@@ -96,12 +118,19 @@ int main(int argc, char** argv) {
                 throw std::runtime_error(path + ": layer " + std::to_string(layer) +
                                          "'s attention weights hold NaN or infinity (its weights overflow the scores); "
                                          "no map written");
+        // Every layer's map written as one: a failure (a full disk) leaves the earlier maps as they were.
+        std::vector<std::string> texts;
+        std::vector<std::pair<std::string, std::string_view>> outputs;
         for (size_t layer = 0; layer < model->blocks.size(); ++layer) {
-            const wai::Tensor& weights = maps[layer];  // (1, NH, T, T): head 0 first
             const std::string title = config.task + " " + config.scheme + " seed " + std::to_string(config.seed) +
                                       ", layer " + std::to_string(layer) + ": attention weights, row = query, column = key";
-            const std::string out = prefix + "_layer" + std::to_string(layer) + ".dat";
-            wai::write_file_atomically(out, matrix_text(weights.data(), T, title));
+            texts.push_back(matrix_text(maps[layer].data(), T, title));  // (1, NH, T, T): head 0 first
+        }
+        for (size_t layer = 0; layer < model->blocks.size(); ++layer)
+            outputs.emplace_back(prefix + "_layer" + std::to_string(layer) + ".dat", texts[layer]);
+        wai::write_files_atomically(outputs);
+        for (size_t layer = 0; layer < model->blocks.size(); ++layer) {
+            const wai::Tensor& weights = maps[layer];  // (1, NH, T, T): head 0 first
             const wai::AttentionReach reach = wai::attention_reach(weights.data(), T, config.train_length, config.lag);
             std::printf("%s %s seed %llu, layer %zu: of the %lld queries past %lld, %lld put their largest weight %lld back; "
                         "mean distance attended %.1f\n",

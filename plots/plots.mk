@@ -12,7 +12,9 @@
 # make plots needs make experiment's results (it says so otherwise) and runs nothing long itself;
 # build/plots/rope_curves and build/plots/attention_maps write results/plots/data/. Every file is written
 # whole or not at all: the data by files/atomic_file.hpp, each picture by plots/draw.sh (a full disk
-# gives one line and exit status 1, never a cut picture).
+# gives one line and exit status 1, never a cut picture). What is drawn is checked first: the accuracy
+# tables as the collectors write them (plots/check_data.sh), and each attention map's weights the run
+# the picture names (attention_maps --run).
 # Leaves out the experiments themselves (the Makefile, experiment/extension.mk).
 .PHONY: plots check-gnuplot
 PLOTS_DIR      := $(RESULTS)/plots
@@ -31,14 +33,16 @@ PLOT_WEIGHTS := $(foreach s,learned rope,$(RESULTS)/runs/lag_$(s)_seed$(firstwor
 plots: check-gnuplot $(PLOT_PROGRAMS)
 	@for file in $(RESULTS)/data/lag.dat $(RESULTS)/data/seen.dat $(PLOT_WEIGHTS); do [ -f $$file ] || \
 	  { echo "plots: $$file is missing; run make experiment first (make plots draws its results)" >&2; exit 1; }; done
+	@sh plots/check_data.sh $(RESULTS)/data/lag.dat $(RESULTS)/data/seen.dat
 	@mkdir -p $(PLOTS_DIR)/data
 	@$(BUILD)/plots/rope_curves $(PLOTS_DIR)/data
 	@for scheme in learned rope; do \
 	  OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 $(BUILD)/plots/attention_maps \
-	    $(RESULTS)/runs/lag_$${scheme}_seed$(firstword $(SEEDS)).safetensors \
+	    --run lag $$scheme $(firstword $(SEEDS)) $(RESULTS)/runs/lag_$${scheme}_seed$(firstword $(SEEDS)).safetensors \
 	    $(PLOTS_DIR)/data/attention_lag_$$scheme || exit 1; done
 	@names="experiment attention rope_score wavelengths"; \
-	 if [ -f $(EXTENSION_DIR)/lag.dat ] && [ -f $(EXTENSION_DIR)/seen.dat ]; then names="$$names accuracy extension"; \
+	 if [ -f $(EXTENSION_DIR)/lag.dat ] && [ -f $(EXTENSION_DIR)/seen.dat ]; then \
+	   sh plots/check_data.sh $(EXTENSION_DIR)/lag.dat $(EXTENSION_DIR)/seen.dat || exit 1; names="$$names accuracy extension"; \
 	 else echo "plots: no results of make experiment-extension in $(EXTENSION_DIR): accuracy and extension are left out"; fi; \
 	 for name in $$names; do \
 	  sh plots/draw.sh $$name $(PLOTS_DIR) "data='$(PLOTS_DIR)/data'; extension='$(EXTENSION_DIR)'; experiment='$(RESULTS)/data'" \

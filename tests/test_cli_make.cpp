@@ -1,7 +1,7 @@
 // make's goals through the real Makefile (make -C the source tree, as a user types it): nothing to
 // rebuild once make test has built it; make experiment again redoes a run whose weights are garbage;
-// a picture that cannot be written whole (a file-size limit, a full tmpfs) is not drawn; make plots
-// draws as many layers as the models have; make experiment MY_SCHEMES runs a learner's own scheme
+// a picture that cannot be written whole (a file-size limit, a full tmpfs) is not drawn, nor one from
+// data no collector wrote or from another run's weights; make plots draws as many layers as the models have; make experiment MY_SCHEMES runs a learner's own scheme
 // under its own name; make lessons-run leaves lesson 06 for after its exercise, saying how to run it;
 // make -j web waits for Emscripten's set-up; make -f from another folder says to use make -C.
 // Leaves out make's variables (tests/test_cli_make_variables.cpp), the exercises' make goals
@@ -105,21 +105,41 @@ TEST_CASE("make experiment-collect and make plots: a picture that cannot be writ
         CHECK(leftovers_under(results, ".tmp.") == 0);
     }
 
-    // A data file with no valid points (overwritten, emptied) is a warning to gnuplot, which then draws
-    // an empty panel: make plots draws nothing and fails, the old pictures stay.
+    // A data file no collector wrote (overwritten, emptied, edited by hand: gnuplot drew 7.5 and nan as
+    // given) is refused before anything is drawn: make plots fails, naming the line, the old pictures stay.
     const std::string lag_data = read_bytes(results + "/data/lag.dat");
-    for (const std::string bad : {"garbage here\n", ""}) {
+    const size_t first_row = lag_data.find('\n', lag_data.find('\n') + 1) + 1;  // after the heading and the columns line
+    const std::string row = lag_data.substr(first_row, lag_data.find(' ', first_row) - first_row + 1);  // "32 "
+    const std::pair<std::string, std::string> bad_data[] = {
+        {"garbage here\n", "line 1: not a heading the collectors write"},
+        {"", "line 1: no row of accuracies"},
+        {lag_data.substr(0, first_row + row.size()) + "7.5" + lag_data.substr(first_row + row.size() + 5), "line 3: \"7.5\" is not an accuracy"},
+        {lag_data.substr(0, first_row + row.size()) + "nan  " + lag_data.substr(first_row + row.size() + 5), "line 3: \"nan\" is not an accuracy"},
+        {lag_data + "256 0.5\n", "line 6: 2 fields where the columns line has"},
+    };
+    for (const auto& [bad, said] : bad_data) {
         INFO("data/lag.dat: '" << bad << "'");
         write_bytes(results + "/data/lag.dat", bad);
         const Outcome o = make_in_source(folder, concat({"plots"}, settings), "corrupt");
         INFO("stdout: " << o.out << "\nstderr: " << o.err);
         CHECK(o.status != 0);
-        CHECK(holds(o.err, "plots: gnuplot warned while drawing " + results + "/plots/experiment.svg"));
-        CHECK_FALSE(holds(o.out, "experiment.svg and .png"));
+        CHECK(holds(o.err, "plots: " + results + "/data/lag.dat " + said));
+        CHECK_FALSE(holds(o.out, "svg and .png"));
         CHECK(files_under(results + "/plots") == pictures);
         CHECK(leftovers_under(results, ".draw.") == 0);
     }
     write_bytes(results + "/data/lag.dat", lag_data);
+    // Another run's weights in the rope run's place would be drawn as rope's map: refused, naming both runs.
+    const std::string rope_weights = results + "/runs/lag_rope_seed0.safetensors";
+    const std::string rope_bytes = read_bytes(rope_weights);
+    write_bytes(rope_weights, read_bytes(results + "/runs/lag_learned_seed0.safetensors"));
+    const Outcome swapped = make_in_source(folder, concat({"plots"}, settings), "swapped");
+    INFO("stdout: " << swapped.out << "\nstderr: " << swapped.err);
+    CHECK(swapped.status != 0);
+    CHECK(holds(swapped.err, "attention_maps: " + rope_weights + ": its metadata names the run lag learned seed 0, not lag rope seed 0"));
+    CHECK_FALSE(holds(swapped.out, "svg and .png"));
+    CHECK(files_under(results + "/plots") == pictures);
+    write_bytes(rope_weights, rope_bytes);
 
     // A full disk: the results on a small tmpfs with room for the table, the summary and the data but
     // not the pictures. gnuplot exits 0 with a cut SVG or an empty PNG there; neither is drawn.
