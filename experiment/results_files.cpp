@@ -293,6 +293,13 @@ std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts) {
 
 CollectorCommandLine parse_collector_command_line(int argc, char** argv) {
     CollectorCommandLine line;
+    for (int i = 1; i < argc; ++i) {
+        const std::string arg = argv[i];
+        if (arg != "--help" && arg != "-h") continue;
+        if (argc != 2) throw UsageError(arg + " stands alone, got it with other arguments");
+        line.help = true;
+        return line;
+    }
     bool run_flags_seen = false, my_schemes_seen = false;
     for (int i = 1; i < argc; ++i) {
         const std::string arg = argv[i];
@@ -327,7 +334,7 @@ CollectorCommandLine parse_collector_command_line(int argc, char** argv) {
         } else if (arg.empty()) {
             throw UsageError("argument " + std::to_string(i) + " is empty; every argument needs a value");
         } else if (arg.rfind("--", 0) == 0) {
-            throw UsageError("unknown flag '" + arg + "'; the flags are --prune, --run-flags FLAGS and --my-schemes SCHEMES");
+            throw UsageError("unknown flag '" + arg + "'; the flags are --prune, --run-flags FLAGS, --my-schemes SCHEMES and --help");
         } else {
             line.positional.push_back(arg);
         }

@@ -102,6 +102,7 @@ std::vector<uint64_t> parse_seed_list(const std::vector<std::string>& texts);
 // argument. FLAGS (make's RUN_FLAGS, which may be empty or start with "--") comes back with its
 // spaces made single, as the runs got it.
 struct CollectorCommandLine {
+    bool help = false;  // --help (or -h), which stands alone: the program prints its usage and exits 0
     bool prune = false;
     std::string run_flags;
     std::vector<std::string> my_schemes;  // --my-schemes "A B": make's MY_SCHEMES, schemes of the learner's own

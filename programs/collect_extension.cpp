@@ -377,13 +377,17 @@ std::vector<int64_t> parse_lengths(const std::string& text) {
 int main(int argc, char** argv) {
     prepare_process(argv);
     return run_collector("collect_extension", [&] {
+        const std::string usage = "usage: collect_extension [--prune] [--run-flags FLAGS] RESULTS LENGTHS SEED...  (LENGTHS as "
+                                  "32,64,128,256,512)";
         const CollectorCommandLine line = parse_collector_command_line(argc, argv);
+        if (line.help) {
+            std::cout << usage << "\nmake experiment-extension runs it (the prune before the runs, the collection after them).\n";
+            return 0;
+        }
         const std::vector<std::string>& args = line.positional;
         if (!line.my_schemes.empty())
             throw UsageError("--my-schemes is make experiment's (collect_results); the extension tests the chapter's schemes");
-        if (args.size() < 3)
-            throw UsageError("usage: collect_extension [--prune] [--run-flags FLAGS] RESULTS LENGTHS SEED...  (LENGTHS as "
-                             "32,64,128,256,512)");
+        if (args.size() < 3) throw UsageError(usage);
         const Setup setup{line.run_flags, args[0], parse_lengths(args[1]), parse_seed_arguments(args, 2)};
         return line.prune ? prune(setup) : collect(setup);
     });

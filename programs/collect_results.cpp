@@ -182,15 +182,20 @@ int collect(const fs::path& dir, const std::string& run_flags, const std::string
 
 int main(int argc, char** argv) {
     prepare_process(argv);
+    const char* const usage = "usage: collect_results [--run-flags FLAGS] [--my-schemes SCHEMES] RUNS_DIR CHAPTER_TABLE TABLE "
+                              "SUMMARY SEED... | --prune [--run-flags FLAGS] [--my-schemes SCHEMES] RUNS_DIR SEED...\n";
     return run_collector("collect_results", [&] {
         const CollectorCommandLine line = parse_collector_command_line(argc, argv);
+        if (line.help) {
+            std::cout << usage << "make experiment runs it (the prune before the runs, the collection after them).\n";
+            return 0;
+        }
         const std::vector<std::string>& args = line.positional;
         if (line.prune && args.size() >= 2)
             return prune(args[0], line.run_flags, parse_seed_arguments(args, 1), line.my_schemes);
         if (!line.prune && args.size() >= 5)
             return collect(args[0], line.run_flags, args[1], args[2], args[3], parse_seed_arguments(args, 4), line.my_schemes);
-        std::cerr << "usage: collect_results [--run-flags FLAGS] [--my-schemes SCHEMES] RUNS_DIR CHAPTER_TABLE TABLE SUMMARY "
-                     "SEED... | --prune [--run-flags FLAGS] [--my-schemes SCHEMES] RUNS_DIR SEED...\n";
+        std::cerr << usage;
         return 2;
     });
 }

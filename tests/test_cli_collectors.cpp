@@ -44,6 +44,17 @@ TEST_CASE("collect_results: bad arguments are refused with one line", "[cli]") {
     check_one_line_refusal(run(folder, "collect_results", {"runs", source_dir + "/experiment/chapter_table.txt", "t", "s", "0"}),
                            1, "collect_results", "14 runs have no valid result");
     CHECK_FALSE(fs::exists(folder.path / "t"));  // no table from missing runs
+    // --help alone: the usage on stdout, exit 0 (it was "unknown flag '--help'", exit 2); with anything else, refused.
+    for (const std::string program : {"collect_results", "collect_extension"})
+        for (const std::string help : {"--help", "-h"}) {
+            INFO(program << " " << help);
+            const Outcome o = run(folder, program, {help});
+            CHECK(o.status == 0);
+            CHECK_THAT(o.out, StartsWith("usage: " + program));
+            CHECK(o.err.empty());
+            check_one_line_refusal(run(folder, program, {"--prune", "runs", help}), 2, program,
+                                   help + " stands alone, got it with other arguments");
+        }
 }
 
 TEST_CASE("the collectors check every output before writing any: never an input, never above a missing folder", "[cli]") {
