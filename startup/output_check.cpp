@@ -2,6 +2,7 @@
 // write to it failed. Leaves out retrying a failed write, and closing stdout (later handlers may print).
 #include "startup/output_check.hpp"
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -77,6 +78,13 @@ void watch_standard_output(const char* program) {
     watched_program = program;
     if (watching) return;
     watching = true;
+    // A closed standard output (`program >&-`) would lose every line after all the work, and the
+    // first file the program opens would take its descriptor and get them: refused before any work.
+    if (fcntl(STDOUT_FILENO, F_GETFD) == -1 && errno == EBADF) {
+        std::fprintf(stderr, "%s: standard output is closed; nothing run (give it a file, a pipe or a terminal; "
+                             "> /dev/null to drop it)\n", program);
+        std::exit(1);
+    }
     std::signal(SIGPIPE, SIG_IGN);
     std::signal(SIGXFSZ, SIG_IGN);
     std::atexit(check_standard_output);

@@ -1,6 +1,7 @@
 // Standard output checked when a program ends, so that output lost to a full disk (> /dev/full), a
 // closed pipe (| head -c0) or a file-size limit (ulimit -f) is a failure with one line and exit code
 // 1, never an exit code 0 with nothing written.
+//   - At the start, a closed stdout (`program >&-`) is refused: one line, exit code 1, nothing run.
 //   - At exit, stdout is flushed; if that or any earlier write to it failed,
 //     "<program>: cannot write to standard output (<reason>)" goes to stderr and the exit code is 1.
 //   - SIGPIPE and SIGXFSZ are ignored, so a write to a closed pipe fails with EPIPE, and one past

@@ -145,7 +145,17 @@ TEST_CASE("every program fails with one line when standard output cannot be writ
                                              "exec 3>closed.fifo; wait $!; exec " + command + " 2>piped.err >&3 3>&-");
         const Outcome closed{piped.status, "", read_bytes(folder.file("piped.err"))};
         check_one_line_refusal(closed, 1, name, "cannot write to standard output (Broken pipe)");
+        // No standard output at all (>&-): refused before any work.
+        write_bytes(folder.file("runs/lag_none_seed0.txt"), "not a result line\n");
+        check_one_line_refusal(script(folder, "exec " + command + " >&-"), 1, name,
+                               "standard output is closed; nothing run (give it a file, a pipe or a terminal; > /dev/null to drop it)");
+        CHECK(read_bytes(folder.file("runs/lag_none_seed0.txt")) == "not a result line\n");  // the prune did not run
     }
+    // train_position --save with no standard output trained, saved, then failed on its result line:
+    // exit 1 with the weights written. Now nothing is trained or saved.
+    const Outcome unsaved = script(folder, "exec " + program_path("train_position") + " " + tiny_line("lag rope 0") + " --save w.safetensors >&-");
+    CHECK(unsaved.status == 1);
+    CHECK_FALSE(fs::exists(folder.path / "w.safetensors"));
     // Past a file-size limit: --help is longer than 1024 bytes.
     const Outcome limited = script(folder, "ulimit -f 1; exec " + program_path("train_position") + " --help > help.txt");
     check_one_line_refusal(limited, 1, "train_position", "cannot write to standard output (File too large)");
