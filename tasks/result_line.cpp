@@ -1,5 +1,5 @@
 // Result lines: formatting with fixed widths and three decimals, and a strict parser.
-// Leaves out tolerance for variations in spacing beyond what the writer produces.
+// Leaves out tolerance for any variation on what the writer produces (spacing, leading zeros).
 #include "tasks/result_line.hpp"
 
 #include <cstdio>
@@ -77,6 +77,14 @@ std::optional<ResultLine> parse_result_line(const std::string& line) {
         if (r.lengths.size() != r.accuracy.size() || std::stoll(m[6]) != longest || std::stoll(m[9]) != longest ||
             std::stoll(m[10]) != r.train_length)
             return std::nullopt;
+        // Exactly as the writer writes it: its spacing ("lag  rope" padded, not "lag rope"), no leading zeros.
+        RunConfig written;
+        written.task = r.task, written.scheme = r.scheme, written.seed = r.seed;
+        written.test_lengths = r.lengths, written.train_length = r.train_length;
+        RunResult figures;
+        figures.accuracy = r.accuracy;
+        figures.has_past_train = r.has_past_train, figures.past_train_accuracy = r.past_train, figures.scaled_accuracy = r.scaled;
+        if (format_result_line(written, figures) != line) return std::nullopt;
         return r;
     } catch (const std::out_of_range&) {
         return std::nullopt;

@@ -197,6 +197,13 @@ TEST_CASE("parse_result_line reads a line back and refuses damaged ones", "[task
         replaced("seed 0", "seed x"),
         replaced("seed 0", "seed 99999999999999999999999"),     // a seed too large for any integer
         replaced("length 32", "length 99999999999999999999999"),
+        // Anything but the writer's exact text: its spacing and no leading zeros (a hand-edited line
+        // was copied into the table as it was).
+        replaced("lag  rope", "lag rope"),
+        replaced("rope         seed", "rope seed"),
+        replaced("seed 0", "seed 00"),
+        replaced("length 32", "length 032"),
+        replaced("at 128", "at 0128"),
     };
     for (const std::string& line : damaged) {
         INFO("'" << line << "'");
