@@ -254,8 +254,10 @@ inline int train_with_yours(int argc, char** argv, const char* name, const char*
     double library_training = 0;  // the library's steps alone, its testing left out: what the learner's limit measures
     try {
         // Your code once, one training step of its own model, before the library's run: an unwritten
-        // marked place (or an error at the first step) is said now, not after minutes of the library's.
+        // marked place, an error at the first step or a step that never returns (its watch, as your
+        // run's) is said now, not after minutes of the library's.
         {
+            RunWatch watch(name, config.steps, limit, 0, true);
             wai::RunConfig first = config;
             first.custom_position = yours;
             const std::unique_ptr<wai::Transformer> model = wai::make_model(first);
