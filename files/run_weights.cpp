@@ -119,17 +119,19 @@ void load_run_weights(const RunConfig& c, const RunFiles& f, Transformer& model)
                                                " " + value + "; give the " + key + " it was saved with"));
     }
     const WeightsLayout layout = weights_layout(file, model, f.load_path);
-    if (!has_task || !has_scheme) {
-        if (layout == WeightsLayout::ours)
-            throw std::runtime_error(fault + "its __metadata__ does not say the task and scheme it was saved as; "
-                                     "train_position --save records them, and only a file in the chapter's PyTorch "
-                                     "layout (emb.weight, layers.N.qkv.weight, ...) loads without them");
+    const bool taken_as_this_run = !has_task || !has_scheme;
+    if (taken_as_this_run && layout == WeightsLayout::ours)
+        throw std::runtime_error(fault + "its __metadata__ does not say the task and scheme it was saved as; "
+                                 "train_position --save records them, and only a file in the chapter's PyTorch "
+                                 "layout (emb.weight, layers.N.qkv.weight, ...) loads without them");
+    load_parameters(model, file, f.load_path, layout);
+    // Said once the weights have loaded: a file that then fails to load gets its one line of refusal alone.
+    if (taken_as_this_run) {
         const std::string note = fault + "the chapter's PyTorch layout, with no task and scheme in its metadata: loaded as " +
                                  c.task + " " + c.scheme + ", this run's task and scheme";
         if (f.load_notice) f.load_notice(note);
         else std::fprintf(stderr, "%s\n", note.c_str());
     }
-    load_parameters(model, file, f.load_path, layout);
 }
 
 }  // namespace

@@ -202,6 +202,12 @@ TEST_CASE("run_experiment: a file with no task and scheme loads only in the chap
     REQUIRE(notes.size() == 1);
     CHECK_THAT(notes[0], ContainsSubstring("the chapter's PyTorch layout, with no task and scheme in its metadata: loaded as lag "
                                   "rope, this run's task and scheme"));
+    // Into a run whose model it does not fit (seen's vocabulary): refused, and no note beside the refusal.
+    notes.clear();
+    RunConfig other = config;
+    other.task = "seen";
+    CHECK_THAT(message_of<std::runtime_error>([&] { run_with_files(other, files); }), ContainsSubstring("has shape"));
+    CHECK(notes.empty());
 
     // Saved in the chapter's layout by a run, it says what it was saved as, and is checked like ours.
     RunConfig save = config;
