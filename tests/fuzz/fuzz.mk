@@ -3,7 +3,10 @@
 # nested 60,000 levels deep is 120 kB), with the dictionary tests/fuzz/weights.dict, seeded with real
 # weight files (PyTorch's golden files, three small ones train_position saves, one in the chapter's
 # layout) and the hand-made ones in tests/fuzz/seeds/. Needs Debian's clang and libclang-rt-dev
-# (libFuzzer, for the installed clang); nothing else in the project does. The library is compiled again with clang into build/fuzz/.
+# (libFuzzer, for the installed clang); nothing else in the project does. The reader and what it links
+# (FUZZ_SOURCES: the tensor it fills, the header's JSON, the atomic write beside it) are compiled again
+# with clang into build/fuzz/, not the whole library: a new dependency of the reader fails the link,
+# naming the symbol, and goes in the list.
 # A crash is written to build/fuzz/crash-*; copy it into tests/fuzz/regressions/ (make test replays it).
 # Leaves out keeping the grown corpus in git: it lives in build/fuzz/corpus/ and grows run by run.
 FUZZ_CXX     ?= clang++
@@ -12,7 +15,9 @@ FUZZ_MAX_LEN ?= 1048576
 FUZZ_BUILD   := build/fuzz
 FUZZ_FLAGS   := -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
                 -I. -isystem $(BLAS_INCLUDE) -MMD -MP
-FUZZ_OBJECTS := $(LIB_SOURCES:%.cpp=$(FUZZ_BUILD)/%.o)
+FUZZ_SOURCES := files/weights_file.cpp files/weights_header_json.cpp files/atomic_file.cpp \
+                tensor/tensor.cpp tensor/shape.cpp tensor/random.cpp
+FUZZ_OBJECTS := $(FUZZ_SOURCES:%.cpp=$(FUZZ_BUILD)/%.o)
 FUZZ_BINARY  := $(FUZZ_BUILD)/fuzz_weights_file
 FUZZ_SEEDS   := $(FUZZ_BUILD)/seeds
 
@@ -26,14 +31,14 @@ check-fuzz-deps: check-deps
 # OpenMP is left out (no -fopenmp): the reader has no parallel loops, and clang's runtime is not libgomp.
 $(FUZZ_BUILD)/%.o: %.cpp
 	@mkdir -p $(dir $@)
-	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(if $(filter tensor/fast_math.cpp,$<),-ffast-math) -c $< -o $@
+	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
 $(FUZZ_BUILD)/libwhereami.a: $(FUZZ_OBJECTS)
 	@rm -f $@
 	ar rcs $@ $^
 
 $(FUZZ_BINARY): $(FUZZ_BUILD)/tests/fuzz/fuzz_weights_file.o $(FUZZ_BUILD)/libwhereami.a
-	$(FUZZ_CXX) -fsanitize=address,undefined,fuzzer $^ -o $@ -L$(BLAS_LIB) -Wl,-rpath,$(BLAS_LIB) -lopenblas -lgomp -lm
+	$(FUZZ_CXX) -fsanitize=address,undefined,fuzzer $^ -o $@ -lm
 
 # Seeds are copied at run time, never kept in git twice. -max_len holds a deep header many times over
 # and most golden files whole; the largest (1.3 MB) are cut, which the reader must refuse cleanly.
