@@ -178,6 +178,8 @@ for signal in INT TERM; do
         ok "SIG$signal: exit status $status, both arrays cancelled, $kept of 14 whole results, no temporary file"
     else
         fail "SIG$signal: exit status $status, $still tasks still queued, $kept results, $left temporary files"; tail "$log"
+        find "$results" -name '*.tmp*' -exec ls -l --time-style=+%T.%N {} + | sed 's/^/    left: /'
+        for out in "$results"/slurm/*.out; do [ -s "$out" ] && sed "s|^|    $(basename "$out"): |" "$out"; done
     fi
 done
 output=$(slurm_experiment "$results" RUN_FLAGS="--steps 100 --eval-seqs 16" 2>&1)
