@@ -185,8 +185,10 @@ done
 output=$(slurm_experiment "$results" RUN_FLAGS="--steps 100 --eval-seqs 16" 2>&1)
 status=$?
 redone=$(printf '%s\n' "$output" | grep -cE '^\[ ?[0-9]+/14\]')
-[ $status = 0 ] && [ -e "$results/table.txt" ] && [ "$redone" = $((14 - kept)) ] &&
-    ok "the rerun submitted the $redone missing runs and wrote the table" || { fail "the rerun after SIGTERM:"; printf '%s\n' "$output" | tail; }
+# A run Slurm killed outright (SIGKILL) can leave its temporary files; the rerun's prune removes them.
+[ $status = 0 ] && [ -e "$results/table.txt" ] && [ "$redone" = $((14 - kept)) ] && [ "$(leftovers_in "$results")" = 0 ] &&
+    ok "the rerun submitted the $redone missing runs and wrote the table, no temporary file left" ||
+    { fail "the rerun after SIGTERM ($(leftovers_in "$results") temporary files left):"; printf '%s\n' "$output" | tail; }
 
 [ $failed = 0 ] && echo "slurm_experiment: passed" || echo "slurm_experiment: FAILED"
 exit $failed
