@@ -14,7 +14,7 @@ FUZZ_SECONDS ?= 60
 FUZZ_MAX_LEN ?= 1048576
 FUZZ_BUILD   := build/fuzz
 FUZZ_FLAGS   := -std=c++20 -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all \
-                -I. -isystem $(BLAS_INCLUDE) -MMD -MP
+                -I. -MMD -MP
 FUZZ_SOURCES := files/weights_file.cpp files/weights_header_json.cpp files/atomic_file.cpp \
                 tensor/tensor.cpp tensor/shape.cpp tensor/random.cpp
 FUZZ_OBJECTS := $(FUZZ_SOURCES:%.cpp=$(FUZZ_BUILD)/%.o)
@@ -33,11 +33,7 @@ $(FUZZ_BUILD)/%.o: %.cpp
 	@mkdir -p $(dir $@)
 	$(FUZZ_CXX) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
 
-$(FUZZ_BUILD)/libwhereami.a: $(FUZZ_OBJECTS)
-	@rm -f $@
-	ar rcs $@ $^
-
-$(FUZZ_BINARY): $(FUZZ_BUILD)/tests/fuzz/fuzz_weights_file.o $(FUZZ_BUILD)/libwhereami.a
+$(FUZZ_BINARY): $(FUZZ_BUILD)/tests/fuzz/fuzz_weights_file.o $(FUZZ_OBJECTS)
 	$(FUZZ_CXX) -fsanitize=address,undefined,fuzzer $^ -o $@ -lm
 
 # Seeds are copied at run time, never kept in git twice. -max_len holds a deep header many times over
