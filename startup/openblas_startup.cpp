@@ -76,14 +76,13 @@ std::string own_blas_choice() {
 }
 
 // Names the kernels that suit this CPU in OPENBLAS_CORETYPE when OpenBLAS fell back to its generic
-// ones and the user named none; true when it did. x86-64 only: that is where a CPU newer than the
-// library gets the generic kernels (OpenBLAS 0.3.21 on an Intel Xeon of model 207; 0.3.29 knows
-// more CPUs, and the rule then finds nothing to do). On arm64 OpenBLAS's own choice stands.
+// ones and the user named none; true when it did. The marker holds the name the rule set, so that a
+// name the user gives later (in a program this one starts) is never taken for the rule's.
 bool name_blas_kernels() {
 #if defined(__x86_64__)
-    if (std::getenv("OPENBLAS_CORETYPE") != nullptr || std::strcmp(blas_kernels(), "Prescott") != 0) return false;
-    const char* kernels = __builtin_cpu_supports("avx512f") ? "SkylakeX" : __builtin_cpu_supports("avx2") ? "Haswell" : nullptr;
-    return kernels != nullptr && setenv("OPENBLAS_CORETYPE", kernels, 1) == 0 && setenv(rule_marker, "1", 1) == 0;
+    if (std::getenv("OPENBLAS_CORETYPE") != nullptr) return false;
+    const char* kernels = rule_kernels(blas_kernels(), __builtin_cpu_supports("avx512f"), __builtin_cpu_supports("avx2"));
+    return kernels != nullptr && setenv("OPENBLAS_CORETYPE", kernels, 1) == 0 && setenv(rule_marker, kernels, 1) == 0;
 #else
     return false;
 #endif
@@ -105,10 +104,16 @@ void refuse_kernels_not_taken(const char* argv0) {
 
 }  // namespace
 
+const char* rule_kernels(const char* own_choice, bool avx512f, bool avx2) {
+    if (std::strcmp(own_choice, "Prescott") != 0) return nullptr;
+    return avx512f ? "SkylakeX" : avx2 ? "Haswell" : nullptr;
+}
+
 std::string blas_kernels_origin() {
     const char* named = std::getenv("OPENBLAS_CORETYPE");
     if (named == nullptr) return "OpenBLAS's own choice for this CPU";
-    if (std::getenv(rule_marker) != nullptr)
+    const char* by_rule = std::getenv(rule_marker);
+    if (by_rule != nullptr && std::strcmp(by_rule, named) == 0)
         return "named by the start-up's rule: OpenBLAS alone picks its generic Prescott kernels on this CPU";
     const std::string own = own_blas_choice();
     return "named by OPENBLAS_CORETYPE=" + std::string(named) + " in the environment; OpenBLAS alone would pick " +

@@ -41,6 +41,11 @@ int max_threads();
 // std::invalid_argument("<what> must be a whole number from 1 to N (4 x the C CPUs this process may
 // run on), got '<text>'").
 int parse_thread_count(const std::string& text, const std::string& what);
+// The start-up's rule, apart from the CPU it runs on: the kernels to name when OpenBLAS alone picked
+// `own_choice` on an x86-64 CPU with (or without) AVX-512 and AVX2; null when OpenBLAS's choice stands.
+// OpenBLAS falls back to "Prescott" only on a CPU newer than the library (0.3.21 on an Intel Xeon of
+// model 207); 0.3.29 knows more CPUs, and the rule then finds nothing to do.
+const char* rule_kernels(const char* own_choice, bool avx512f, bool avx2);
 // The kernel family OpenBLAS chose ("SkylakeX", "Haswell", "Prescott", ...).
 const char* blas_kernels();
 // The threads OpenBLAS runs a product on (openblas_get_num_threads).

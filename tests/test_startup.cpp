@@ -62,9 +62,24 @@ TEST_CASE("the kernels OpenBLAS runs are named, and an OPENBLAS_CORETYPE given i
         CHECK(lower_kernels == lower_chosen);
     }
 #if defined(__x86_64__)
-    // The start-up's rule: never the generic kernels on a CPU with AVX2 or AVX-512.
-    if (__builtin_cpu_supports("avx2")) CHECK(kernels != "Prescott");
+    // The start-up's rule: never the generic kernels on a CPU with AVX2 or AVX-512, unless the user named them.
+    const std::string origin = wai::blas_kernels_origin();
+    INFO(origin);
+    if (__builtin_cpu_supports("avx2") && origin.rfind("named by OPENBLAS_CORETYPE=", 0) != 0) CHECK(kernels != "Prescott");
 #endif
+}
+
+TEST_CASE("the start-up's rule names AVX-512 or AVX2 kernels only where OpenBLAS alone fell back to its generic ones", "[startup]") {
+    // The CPU is faked: the rule is a function of OpenBLAS's own pick and the CPU's features.
+    CHECK(std::string(wai::rule_kernels("Prescott", true, true)) == "SkylakeX");
+    CHECK(std::string(wai::rule_kernels("Prescott", false, true)) == "Haswell");
+    CHECK(wai::rule_kernels("Prescott", false, false) == nullptr);  // a CPU without AVX2: the generic kernels suit it
+    for (const char* own : {"SkylakeX", "Haswell", "Zen", "Sandybridge", "Nehalem", "Core2", "ARMV8", "NEOVERSEN1"})
+        for (const bool avx512 : {false, true})
+            for (const bool avx2 : {false, true}) {
+                INFO(own << ", AVX-512 " << avx512 << ", AVX2 " << avx2);
+                CHECK(wai::rule_kernels(own, avx512, avx2) == nullptr);  // OpenBLAS knew the CPU: its choice stands
+            }
 }
 
 TEST_CASE("where the kernels came from: the environment's choice, and what OpenBLAS alone would pick", "[startup]") {
@@ -86,8 +101,14 @@ TEST_CASE("where the kernels came from: the environment's choice, and what OpenB
     CHECK_THAT(origin, !Catch::Matchers::ContainsSubstring("could not be asked"));
     CHECK(origin.size() > std::strlen("named by OPENBLAS_CORETYPE=Haswell in the environment; OpenBLAS alone would pick "));
 
-    setenv("WAI_BLAS_KERNELS_BY_RULE", "1", 1);
+    // The rule's marker holds the name it set: the same name is the rule's, another the user's (a
+    // program started by one the rule re-executed inherits the marker, then may be given other kernels).
+    setenv("WAI_BLAS_KERNELS_BY_RULE", "Haswell", 1);
     CHECK_THAT(wai::blas_kernels_origin(), Catch::Matchers::StartsWith("named by the start-up's rule"));
+    setenv("WAI_BLAS_KERNELS_BY_RULE", "SkylakeX", 1);
+    CHECK_THAT(wai::blas_kernels_origin(), Catch::Matchers::StartsWith("named by OPENBLAS_CORETYPE=Haswell in the environment; "));
+    setenv("OPENBLAS_CORETYPE", "Prescott", 1);
+    CHECK_THAT(wai::blas_kernels_origin(), Catch::Matchers::StartsWith("named by OPENBLAS_CORETYPE=Prescott in the environment; "));
 
     if (before != nullptr) setenv("OPENBLAS_CORETYPE", saved.c_str(), 1);
     else unsetenv("OPENBLAS_CORETYPE");
