@@ -1,14 +1,17 @@
 // Program start-up: the OpenBLAS kernel choice (kernels named in OPENBLAS_CORETYPE that OpenBLAS did not
-// take refused) and the threads' wait policy (with the re-exec),
+// take, or that this CPU cannot run, refused) and the threads' wait policy (with the re-exec),
 // malloc tuning, thread counts and their bounds, and the start-up checks (startup/startup_checks.hpp,
 // startup/output_check.hpp).
 // Leaves out pinning threads to cores.
 #include "startup/openblas_startup.hpp"
 
 #include <cblas.h>
+#include <errno.h>
+#include <signal.h>
 #include <malloc.h>
 #include <omp.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -102,6 +105,40 @@ void refuse_kernels_not_taken(const char* argv0) {
     std::exit(2);
 }
 
+// OpenBLAS 0.3.21 takes some names without asking whether the CPU can run their kernels (SkylakeX
+// on a CPU without AVX-512): the first product then stops the program with an illegal instruction.
+// A child process of this one runs a small product on them first; if it dies of a signal, refused in
+// one line, exit code 2.
+void refuse_kernels_cpu_cannot_run(const char* argv0) {
+    const char* named = std::getenv("OPENBLAS_CORETYPE");
+    const char* by_rule = std::getenv(rule_marker);
+    if (named == nullptr || (by_rule != nullptr && std::strcmp(by_rule, named) == 0)) return;
+    std::fflush(nullptr);
+    const pid_t child = fork();
+    if (child < 0) return;
+    if (child == 0) {
+        const rlimit no_core = {0, 0};  // no core file of the probe's death
+        setrlimit(RLIMIT_CORE, &no_core);
+        openblas_set_num_threads(1);
+        constexpr int n = 64;
+        static float a[n * n], b[n * n], c[n * n];
+        for (int i = 0; i < n * n; ++i) a[i] = b[i] = 1.0f / static_cast<float>(1 + i % 7);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
+        _exit(c[0] > 0.0f ? 0 : 1);
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (!WIFSIGNALED(status)) return;
+    const std::string own = own_blas_choice();
+    std::fprintf(stderr, "%s: OPENBLAS_CORETYPE is '%s': OpenBLAS took it, but this CPU cannot run those kernels (a "
+                         "product on them stopped with %s); name kernels for this CPU%s, or leave it unset\n",
+                 program_name(argv0), one_line(named).c_str(),
+                 WTERMSIG(status) == SIGILL ? "an illegal instruction" : strsignal(WTERMSIG(status)),
+                 own.empty() ? "" : (" (OpenBLAS alone picks " + own + " here)").c_str());
+    std::exit(2);
+}
+
 }  // namespace
 
 const char* rule_kernels(const char* own_choice, bool avx512f, bool avx2) {
@@ -143,6 +180,7 @@ void prepare_process(char** argv) {
         execv("/proc/self/exe", argv);  // returns only if it failed; then carry on with the libraries' defaults
     watch_standard_output(program_name(argv[0]));
     refuse_kernels_not_taken(argv[0]);
+    refuse_kernels_cpu_cannot_run(argv[0]);
     // OMP_THREAD_LIMIT caps every parallel region, but OpenBLAS sizes its own from OMP_NUM_THREADS or
     // the CPUs: asked for more threads than a region can have, its threaded products wait for ever on
     // the threads that never come (a spin at 100% CPU). Both are held to the limit.
