@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -175,8 +176,11 @@ void check_before_libraries(int, char** argv, char** envp) {
         if (name[1] == 'M') omp_threads = count;  // OMP_NUM_THREADS
     }
     if (!has_room_limit()) return;
-    // OpenBLAS's OpenMP build starts min(OMP_NUM_THREADS or the CPU count, the CPU count) threads.
-    const int cpus = max_threads() / 4;
+    // OpenBLAS's OpenMP build starts min(OMP_NUM_THREADS or the CPU count, the CPU count) threads,
+    // counting the machine's CPUs, not the ones this process may run on (under taskset -c 0 on two
+    // CPUs it maps two buffers).
+    const long machine = std::max(sysconf(_SC_NPROCESSORS_CONF), sysconf(_SC_NPROCESSORS_ONLN));
+    const int cpus = std::max(max_threads() / 4, static_cast<int>(std::min(machine, 1L << 16)));
     const int blas_threads = omp_threads > 0 && omp_threads < cpus ? omp_threads : cpus;
     require_room(blas_threads * blas_buffer + headroom, "maps a " WAI_BLAS_BUFFER_TEXT " buffer for each of its threads when it loads",
                  static_cast<uint64_t>(blas_threads));

@@ -6,8 +6,15 @@
 #   make test-extension    tests/extension_experiment.sh: a short make experiment-extension end to end,
 #                          run again, damaged, made with other RUN_FLAGS, refused while in use
 #   make valgrind          one short train_position run (save, then load) under valgrind's memcheck
+#   make test-kernels      tests/kernel_matrix.sh: make test with OPENBLAS_CORETYPE unset and set to each
+#                          kernel name this CPU runs, on one CPU, and beside a busy core
+#                          (KERNEL_SETTINGS='unset one-cpu Haswell' for some of them)
 # Leaves out the fuzzer (tests/fuzz/fuzz.mk) and the sanitizer builds (make test SANITIZE=...).
-.PHONY: test-experiment test-extension valgrind
+.PHONY: test-experiment test-extension valgrind test-kernels
+
+KERNEL_SETTINGS ?=
+test-kernels: check-test-deps all
+	@sh tests/kernel_matrix.sh $(BUILD) $(KERNEL_SETTINGS)
 
 # The [cli] tests run the programs of this build (build/ or build/address/ ...), make plots' too, so
 # the test binary needs them first; order-only, so relinking a program does not relink the tests.

@@ -5,6 +5,8 @@
 // Leaves out the arguments (tests/test_cli_arguments.cpp, tests/test_cli_tools.cpp, tests/test_cli_collectors.cpp).
 #include "tests/catch.hpp"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -86,7 +88,8 @@ TEST_CASE("thread counts in the environment are bounded, and checked before Open
     CHECK(script(folder, "OMP_NUM_THREADS=1 exec " + program_path("train_position") + " " + tiny_line("lag rope 0")).status == 0);
     // OMP_THREAD_LIMIT caps OpenMP's regions; OpenBLAS, sized from the CPUs or OMP_NUM_THREADS, is held to
     // it too (asked for more threads than a region can have, its threaded products waited for ever).
-    for (const std::string threads : {"", " --threads 2", " --threads 8"}) {
+    // The most --threads takes is 4 x the CPUs this process may run on: 4 under taskset -c 0.
+    for (const std::string& threads : {std::string(), std::string(" --threads 2"), " --threads " + std::to_string(wai::max_threads())}) {
         INFO("OMP_THREAD_LIMIT=1, OMP_NUM_THREADS=2," << threads);
         const Outcome o = script(folder, "OMP_THREAD_LIMIT=1 OMP_NUM_THREADS=2 exec " + program_path("train_position") +
                                              " lag rope 0 --steps 1 --dim 8 --mlp 8 --layers 1 --batch 2 --eval-seqs 2 --verbose" + threads);
@@ -136,6 +139,12 @@ TEST_CASE("under an address-space limit a run ends with one out-of-memory line, 
     CHECK(script(folder, "ulimit -v 550000; OMP_NUM_THREADS=1 exec timeout 60 " + program_path("train_position") +
                              " lag rope 0 --steps 5").status == 0);
     // A data limit (ulimit -d) counts OpenBLAS's buffers too.
+    // OpenBLAS counts the machine's CPUs when it loads, not the ones this process may run on: on one CPU
+    // of two or more (taskset -c 0) it still maps a buffer for each, which must fit too.
+    if (sysconf(_SC_NPROCESSORS_ONLN) >= 2)
+        check_one_line_refusal(script(folder, "ulimit -d 200000; unset OMP_NUM_THREADS; exec taskset -c 0 timeout 60 " +
+                                                  program_path("train_position") + " lag rope 0 --steps 5"),
+                               1, "train_position", "out of memory: the data limit (ulimit -d) is ");
     check_one_line_refusal(script(folder, "ulimit -d 200000; OMP_DYNAMIC=false OMP_NUM_THREADS=2 exec timeout 60 " +
                                               program_path("train_position") +
                                               " lag rope 0 --steps 5"),
