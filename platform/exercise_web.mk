@@ -59,7 +59,7 @@ EXERCISE_WEB_OBJECTS    := $(EXERCISE_WEB_WORK)/unity/unity_1.o $(EXERCISE_WEB_W
 # As the other builds: objects depend on the flags they were built with (rewritten only on a change).
 EXERCISE_WEB_FLAGS_FILE := $(EXERCISE_WEB_WORK)/compile_flags.txt
 EXERCISE_WEB_FLAGS_TEXT := $(EXERCISE_WEB_FLAGS) | fast_math: $(FAST_MATH_OBJECTS) -ffast-math -Wno-pass-failed | link: $(EXERCISE_WEB_LIBS) | unity: $(EXERCISE_WEB_UNITY_1) | $(EXERCISE_WEB_UNITY_2)
-ifneq ($(filter web web-page web-exercise web-serve test-web test-web-long bench-web $(WEB_BUILD)/% $(EXERCISE_WEB_WORK)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter web web-page web-dist web-exercise web-serve test-web test-web-long bench-web $(WEB_BUILD)/% $(EXERCISE_WEB_WORK)/%,$(MAKECMDGOALS)),)
   ifneq ($(shell cat $(EXERCISE_WEB_FLAGS_FILE) 2>/dev/null),$(EXERCISE_WEB_FLAGS_TEXT))
     $(shell mkdir -p $(EXERCISE_WEB_WORK) && printf '%s\n' '$(EXERCISE_WEB_FLAGS_TEXT)' > $(EXERCISE_WEB_FLAGS_FILE))
   endif
@@ -80,7 +80,7 @@ EXERCISE_WEB_UNWIND_FLAGS := -fwasm-exceptions -O2 -DNDEBUG -D__USING_WASM_EXCEP
 EXERCISE_WEB_HEADERS    := $(wildcard tensor/*.hpp autograd/*.hpp lessons/*.hpp lessons/exercises/*.hpp startup/web_include/*.h)
 EXERCISE_WEB_FILES      := $(EXERCISE_WEB)/engine.a $(EXERCISE_WEB_MAINS) $(EXERCISE_WEB)/files.json \
                            $(EXERCISE_WEB_WORK)/scaffold_check.wasm $(EXERCISE_WEB_WORK)/scaffold_train.wasm \
-                           $(WEB_BUILD)/compiler/.copied $(WEB_BUILD)/wasi_shim/.copied \
+                           $(WEB_BUILD)/compiler/.copied $(WEB_BUILD)/wasi_shim/.copied $(WEB_BUILD)/codemirror/.copied \
                            $(WEB_BUILD)/source/lessons/exercises/rope_rotation.cpp
 
 web-exercise: $(EXERCISE_WEB_FILES)
@@ -154,6 +154,12 @@ $(EXERCISE_WEB)/files.json: $(EXERCISE_WEB_HEADERS) lessons/exercises/rope_rotat
 $(WEB_BUILD)/compiler/.copied: $(EXERCISE_WEB_INSTALLED)
 	@rm -rf $(@D) && mkdir -p $(@D)
 	cp $(EXERCISE_WEB_CLANG)/gen/bundle.js $(EXERCISE_WEB_CLANG)/gen/*.wasm $(EXERCISE_WEB_CLANG)/gen/*.tar $(@D)/
+	@touch $@
+# The editor: CodeMirror 5's script and style, and its C-family mode (C++ among them).
+$(WEB_BUILD)/codemirror/.copied: $(EXERCISE_WEB_INSTALLED)
+	@rm -rf $(@D) && mkdir -p $(@D)
+	cp $(EXERCISE_WEB_PACKAGES)/node_modules/codemirror/lib/codemirror.js $(EXERCISE_WEB_PACKAGES)/node_modules/codemirror/lib/codemirror.css \
+	  $(EXERCISE_WEB_PACKAGES)/node_modules/codemirror/mode/clike/clike.js $(@D)/
 	@touch $@
 $(WEB_BUILD)/wasi_shim/.copied: $(EXERCISE_WEB_INSTALLED)
 	@rm -rf $(@D) && mkdir -p $(@D)

@@ -38,7 +38,7 @@
 # from the host, and a worker per thread), collect_results and collect_extension, the exercises
 # (but the page's, rope_rotation, built by its own compiler: platform/exercise_web.mk), and libc++'s
 # own bounds checks (the lessons' checked indexing, WAI_CHECKED_INDEXING, is kept).
-.PHONY: web web-page test-web check-web-deps check-web-test-deps web-serve bench-web
+.PHONY: web web-page web-dist test-web check-web-deps check-web-test-deps web-serve bench-web
 
 WEB_BUILD     := build/web
 EMXX          := em++
@@ -71,7 +71,7 @@ WEB_FLAGS_FILE := $(WEB_BUILD)/compile_flags.txt
 WEB_FLAGS_TEXT := $(EMXX) $(WEB_CXXFLAGS) | checked: $(WEB_CHECKED_FLAGS) | fast_math: $(FAST_MATH_OBJECTS) -ffast-math
 WEB_LINK_FLAGS_FILE := $(WEB_BUILD)/link_flags.txt
 WEB_LINK_FLAGS_TEXT := $(EMXX) $(WEB_LDFLAGS)
-ifneq ($(filter web web-page web-serve test-web test-web-long bench-web $(WEB_BUILD)/%,$(MAKECMDGOALS)),)
+ifneq ($(filter web web-page web-dist web-serve test-web test-web-long bench-web $(WEB_BUILD)/%,$(MAKECMDGOALS)),)
   ifneq ($(shell cat $(WEB_FLAGS_FILE) 2>/dev/null),$(WEB_FLAGS_TEXT))
     $(shell mkdir -p $(WEB_BUILD) && printf '%s\n' '$(WEB_FLAGS_TEXT)' > $(WEB_FLAGS_FILE))
   endif
@@ -80,8 +80,8 @@ ifneq ($(filter web web-page web-serve test-web test-web-long bench-web $(WEB_BU
   endif
 endif
 
-# The programs, and the page (below).
-web: check-web-deps $(WEB_LIBRARY) $(WEB_PROGRAMS) web-page
+# The programs, and the page (below) with the folder to publish.
+web: check-web-deps $(WEB_LIBRARY) $(WEB_PROGRAMS) web-page web-dist
 
 # Emscripten from Debian (it brings node-acorn and binaryen), installed on first use as the
 # set-up installs the rest (platform/debian.mk's install-packages: as root, or through sudo; a user
@@ -148,6 +148,18 @@ WEB_PAGE_FILES     := $(WEB_BUILD)/whereami_page.js $(WEB_BUILD)/whereami_lesson
 
 web-page: $(WEB_PAGE_FILES) web-exercise
 
+# make web-dist: build/web-dist/, the folder to publish: the page's files alone, the exercise's large
+# files compressed with their pack.json (platform/web_dist.mjs), made whole beside it and then renamed.
+WEB_DIST       := build/web-dist
+WEB_DIST_STAMP := $(WEB_BUILD)/dist.made
+WEB_DIST_FILES := $(WEB_PAGE_STATIC:web/%=%) lessons.json whereami_page.js whereami_page.wasm whereami_lessons.js \
+                  whereami_lessons.wasm source compiler wasi_shim codemirror \
+                  $(addprefix exercise/,files.json engine.a checker.o trainer.o)
+web-dist: $(WEB_DIST_STAMP)
+$(WEB_DIST_STAMP): $(WEB_PAGE_FILES) $(EXERCISE_WEB_FILES) platform/web_dist.mjs
+	$(WEB_NODE) platform/web_dist.mjs $(WEB_BUILD) $(WEB_DIST) compiler exercise -- $(WEB_DIST_FILES)
+	@touch $@
+
 $(WEB_BUILD)/whereami_page.js: $(WEB_BUILD)/web/page_api.o $(WEB_BUILD)/web/page_widget.o $(WEB_BUILD)/web/page_experiment.o \
                              $(WEB_BUILD)/web/page_training.o $(WEB_LIBRARY) $(WEB_PAGE_EMBEDDED) $(WEB_LINK_FLAGS_FILE)
 	NODE_PATH=$(WEB_NODE_PATH) $(EMXX) $(WEB_PAGE_LDFLAGS) -lembind -sEXPORT_NAME=createWhereami $(filter %.o %.a,$^) -o $@
@@ -203,8 +215,8 @@ test-web: all web check-web-test-deps $(WEB_TEST_MODULES) $(WEB_TEST_LESSONS:%=$
 	$(WEB_NODE) tests/web/serve_test.mjs || status=1; \
 	$(WEB_NODE) tests/web/wasi_cc_test.mjs $(EXERCISE_WEB_CLANG) || status=1; \
 	WEB_NODE=$(WEB_NODE) bash tests/web_agreement.sh $(BUILD) $(WEB_BUILD) $(WEB_TEST_STEPS) "$(WEB_TEST_CASES)" "$(WEB_TEST_LESSONS)" || status=1; \
-	$(WEB_NODE) tests/web/page_test.mjs $(WEB_BUILD) $(BUILD)/train_position $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
-	$(WEB_NODE) tests/web/exercise_test.mjs $(WEB_BUILD) $(EXERCISE_BUILD)/fixtures/rope_rotation $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
+	$(WEB_NODE) tests/web/page_test.mjs $(WEB_DIST) $(BUILD)/train_position $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
+	$(WEB_NODE) tests/web/exercise_test.mjs $(WEB_DIST) $(EXERCISE_BUILD)/fixtures/rope_rotation $(WEB_SCREENSHOTS) $(WEB_CHROMIUM) || status=1; \
 	exit $$status
 
 # make test-web-long: the same agreement at the chapter's 2000 steps, for the experiment's 14
@@ -226,16 +238,16 @@ check-web-test-deps:
 $(WEB_TEST_MODULES): tests/web/package.json tests/web/package-lock.json
 	cd tests/web && $(WEB_NPM) ci --no-audit --no-fund --loglevel=error
 
-# make web-serve: the page on http://127.0.0.1:WEB_PORT/ (platform/web_serve.mjs) until Ctrl-C.
+# make web-serve: the published folder on http://127.0.0.1:WEB_PORT/ (platform/web_serve.mjs) until Ctrl-C.
 WEB_PORT := 8000
 web-serve: web
-	@$(WEB_NODE) platform/web_serve.mjs $(WEB_BUILD) $(WEB_PORT)
+	@$(WEB_NODE) platform/web_serve.mjs $(WEB_DIST) $(WEB_PORT)
 
 # make bench-web: a training step in headless Chromium against the native one-thread step, in
 # alternating rounds (bench/web_bench.mjs).
 WEB_BENCH_FLAGS := --steps 20 --rounds 5
 bench-web: web check-web-test-deps $(WEB_TEST_MODULES) $(BUILD)/bench_step
-	@$(WEB_NODE) bench/web_bench.mjs $(WEB_BUILD) $(BUILD)/bench_step $(WEB_BENCH_FLAGS) --chromium $(WEB_CHROMIUM)
+	@$(WEB_NODE) bench/web_bench.mjs $(WEB_DIST) $(BUILD)/bench_step $(WEB_BENCH_FLAGS) --chromium $(WEB_CHROMIUM)
 
 -include $(wildcard $(WEB_BUILD)/*/*.d $(WEB_BUILD)/*/*/*.d $(WEB_BUILD)/*/*/*/*.d)
 

@@ -1,11 +1,11 @@
 // Section 7, the course's exercise in the page: the marked place of lessons/exercises/rope_rotation.cpp
-// in a text area; Check compiles it with the checker (web/exercise_worker.js, kept between checks)
+// in an editor (web/exercise_editor.js); Check compiles it with the checker (web/exercise_worker.js, kept between checks)
 // and runs the program (web/exercise_run_worker.js, a fresh worker each time, ended at the time
 // limit); the verdict as make exercise EXERCISE=rope_rotation says it, with the checker's report.
 // "Train with my rotation" links the same code with the training program instead and runs it as
 // make exercise-train does (no time limit: Stop ends it). Opening the section fetches the compiler;
 // nothing is fetched for it before.
-// Leaves out the other exercises; uses page.js's $ and setBusy.
+// Leaves out the other exercises; uses page.js's $ and setBusy, and exercise_editor.js.
 'use strict';
 
 const exercise = {
@@ -53,17 +53,22 @@ function openExercise() {
   progress.textContent = 'fetching the compiler…';
   setBusy('exercise', ': fetching the compiler');
   const loaded = ask(exercise.compiler, 'ready', ({ done, total }) => {
-    progress.textContent = `fetching the compiler: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`;
+    progress.textContent = total ? `fetching the compiler: ${(done / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB`
+                                 : 'loading the compiler your browser has kept…';
   });
   exercise.compiler.postMessage({ type: 'prepare' });
-  const files = fetch('exercise/files.json').then((answer) => answer.json()).then((files) => {
+  // Without its editor (CodeMirror did not load), the text area is the editor.
+  const editor = openEditor().catch((error) => console.warn(`the editor did not load (${error.message}): a plain text area instead`));
+  const files = fetch('exercise/files.json').then((answer) => answer.json()).then(async (files) => {
     exercise.source = files.source;
     const kept = localStorage.getItem(exercise.KEPT);
-    $('exercise-code').value = kept !== null ? kept : markedPlace(files.source);
+    await editor;
+    setEditorText(kept !== null ? kept : markedPlace(files.source));
     $('exercise-reset').disabled = false;
   });
   exercise.ready = Promise.all([loaded, files]).then(([ready]) => {
-    progress.textContent = `the compiler is ready (${(ready.bytes / 1e6).toFixed(1)} MB, in ${ready.seconds.toFixed(1)} s)`;
+    progress.textContent = `the compiler is ready (${ready.bytes ? `${(ready.bytes / 1e6).toFixed(1)} MB fetched` : 'kept by your browser'}, ` +
+                           `in ${ready.seconds.toFixed(1)} s)`;
     $('exercise-check').disabled = $('exercise-train').disabled = false;
     setBusy('exercise', null);
   }).catch((error) => {
@@ -113,13 +118,17 @@ function runProgram(wasm, args, shown, seconds) {
 
 // The compile worker's build of the editor's code with `program` ("checker" or "trainer").
 async function buildProgram(program) {
-  const code = $('exercise-code').value;
-  localStorage.setItem(exercise.KEPT, code);
+  const code = editorText();
+  try {
+    localStorage.setItem(exercise.KEPT, code);
+  } catch {
+    // The browser's storage is full (or off): the check goes on, the text is not kept.
+  }
   exercise.compiler.postMessage({ type: 'build', code, program });
   return ask(exercise.compiler, 'compiled');
 }
 
-const COMPILE_ERROR = 'your code does not compile (the compiler\'s messages below; "your code:LINE" is the line in the box above)';
+const COMPILE_ERROR = 'your code does not compile (the compiler\'s messages below, each marked at its line in the editor: "your code:LINE")';
 
 // The verdict line for how the program ended, as lessons/exercises/checker_status.sh words it natively.
 function endingVerdict(run, name = 'rope_rotation') {
@@ -148,9 +157,11 @@ async function check() {
   $('exercise-report').textContent = '';
   showVerdict('compiling your code…');
   setBusy('exercise', ': compiling');
+  clearCompilerMarks();
   const t0 = performance.now();
   try {
     const compiled = await buildProgram('checker');
+    markCompilerMessages(compiled.messages || '');
     if (!compiled.ok) {
       showVerdict(`rope_rotation: ${COMPILE_ERROR}`, 'wrong');
       $('exercise-report').textContent = compiled.messages;
@@ -187,7 +198,9 @@ async function train() {
   verdict.textContent = 'compiling your code…';
   setBusy('exercise', ': compiling');
   try {
+    clearCompilerMarks();
     const compiled = await buildProgram('trainer');
+    markCompilerMessages(compiled.messages || '');
     if (!compiled.ok) {
       verdict.textContent = `exercise-train rope_rotation: ${COMPILE_ERROR}`;
       shown.textContent = compiled.messages;
@@ -218,6 +231,7 @@ $('exercise-train-form').addEventListener('submit', (event) => {
 $('exercise-train-stop').addEventListener('click', () => exercise.stop && exercise.stop());
 $('exercise-reset').addEventListener('click', () => {
   if (exercise.source === null) return;
-  $('exercise-code').value = markedPlace(exercise.source);
+  setEditorText(markedPlace(exercise.source));
+  clearCompilerMarks();
   localStorage.removeItem(exercise.KEPT);
 });

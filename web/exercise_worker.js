@@ -1,15 +1,19 @@
 // The exercise's compiler, in a Web Worker (a module): Clang and LLD built for WebAssembly
-// (@yowasp/clang, copied by make web into compiler/), fetched on the first message, then kept.
+// (@yowasp/clang, copied by make web into compiler/), fetched on the first message, then kept (its
+// large files compressed and kept in the browser's Cache Storage: web/packed_files.js).
 // Messages in: {type: "prepare"}, then {type: "build", code, program} for each Check or Train: `code`
 // is what the learner wrote in the marked place of lessons/exercises/rope_rotation.cpp, `program`
 // "checker" (lessons/exercises/check/rope_rotation.cpp) or "trainer" (train/rope_rotation.cpp).
-// Messages out: "progress" {done, total} bytes of the compiler fetched; "ready" {bytes, seconds};
+// Messages out: "progress" {done, total} bytes of the compiler fetched (0 of 0 when the browser has
+// kept them); "ready" {bytes fetched, seconds};
 // "compiled" {ok, messages, wasm, seconds}: the compiler's messages as it gives them, with the
 // learner's lines numbered as in the editor ("your code:LINE:COLUMN"), and on success the program
 // (the learner's file linked with the program's own object and the library objects of
 // exercise/engine.a, built by make web with the same compiler and flags: exercise/files.json). The
 // learner's object is kept for the next message with the same code.
 // Leaves out running the program: web/exercise_run_worker.js does, in a worker the page can end.
+import { packedFiles } from './packed_files.js';
+
 let compiler = null;
 let files = null;
 let engine = null;
@@ -48,6 +52,14 @@ function tree(flat) {
 
 async function prepare() {
   const t0 = performance.now();
+  // The compiler's own files and the library's archive, compressed (web/packed_files.js): fetched
+  // once, then from the browser's Cache Storage. The compiler's bundle fetches its files through
+  // globalThis.fetch as it is when the bundle loads, so that is set first.
+  let fetched = 0;
+  globalThis.fetch = await packedFiles(['compiler', 'exercise'], ({ done, total }) => {
+    fetched = total;
+    postMessage({ type: 'progress', done, total });
+  });
   const names = ['files.json', 'engine.a', 'checker.o', 'trainer.o'];
   const [module, ...answers] = await Promise.all([import('./compiler/bundle.js'), ...names.map((name) => fetch(`exercise/${name}`))]);
   answers.forEach((answer, i) => {
@@ -57,16 +69,9 @@ async function prepare() {
   engine = new Uint8Array(await answers[1].arrayBuffer());
   programs.checker = new Uint8Array(await answers[2].arrayBuffer());
   programs.trainer = new Uint8Array(await answers[3].arrayBuffer());
-  let total = 0;
-  // The compiler's own files (about 105 MB): fetched once, then from the browser's cache.
-  await module.runLLVM(null, {}, {
-    fetchProgress: ({ totalLength, doneLength }) => {
-      total = totalLength;
-      postMessage({ type: 'progress', done: doneLength, total: totalLength });
-    },
-  });
+  await module.runLLVM(null, {}, { fetchProgress: () => {} });
   compiler = module;
-  postMessage({ type: 'ready', bytes: total, seconds: (performance.now() - t0) / 1000 });
+  postMessage({ type: 'ready', bytes: fetched, seconds: (performance.now() - t0) / 1000 });
 }
 
 async function build(code, program) {

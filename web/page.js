@@ -386,3 +386,7 @@ createWhereami().then((engine) => {
 setUpTraining();
 fetch('lessons.json').then((answer) => answer.json()).then(setUpLessons)
   .catch((error) => fail(`the lessons' list did not load: ${error}`));
+// The page's files kept as they are fetched, for a visit with the server gone (web/service_worker.js);
+// browsers allow a service worker only on https or localhost.
+if ('serviceWorker' in navigator && window.isSecureContext)
+  navigator.serviceWorker.register('service_worker.js').catch(() => {});

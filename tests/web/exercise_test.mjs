@@ -1,25 +1,28 @@
-// make test-web's exercise part: section 7 of the page in headless Chromium, held to the native
-// checker (build/exercises/fixtures/rope_rotation/*, the exercises' self-test programs).
-//   node tests/web/exercise_test.mjs WEB_BUILD NATIVE_FIXTURES SCREENSHOTS [CHROMIUM]
+// make test-web's exercise part: section 7 of the published page (make web-dist's folder, served by a
+// plain static server: tests/web/plain_server.mjs) in headless Chromium, held to the native checker
+// (build/exercises/fixtures/rope_rotation/*, the exercises' self-test programs).
+//   node tests/web/exercise_test.mjs WEB_DIST NATIVE_FIXTURES SCREENSHOTS [CHROMIUM]
 // Checks: before the section is opened nothing of the compiler is fetched (and the page is at most
 // 2 MB); opened, it fetches the compiler with progress and shows the marked place as shipped, which
-// Check calls not solved yet; the right answer (tests/exercises/rope_rotation/right.cpp, lesson 06's
+// Check calls not solved yet; the editor has line numbers and C++ highlighting; the right answer (tests/exercises/rope_rotation/right.cpp, lesson 06's
 // rotation) is solved and lesson 06 joins the lessons' list; a turn by the negative angle and a row
 // off by one get exactly the verdict line the native program gives for the same code; a file that
 // does not compile shows the compiler's error at the line of the editor; an endless loop is stopped
 // at the page's time limit; abort() and a recursion without end are said; Train with my rotation
 // (30 steps) gives the same line twice, the native program's within 0.01; the time from Check to the
-// verdict, first and later, is printed.
+// verdict, first and later, is printed; the bytes fetched for the section at most 30 MB on the first
+// visit and 1 MB on the second, and Check works once the server has stopped (the page reloaded from
+// what the browser kept).
 // Leaves out a 2000-step training (minutes; a learner's).
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { checks, launchBrowser } from './browser.mjs';
-import { serve } from '../../platform/web_serve.mjs';
+import { plainServe } from './plain_server.mjs';
 
 const [web, fixtures, shots, browserPath = '/usr/bin/chromium'] = process.argv.slice(2);
 if (!web || !fixtures || !shots) {
-  console.error('usage: node tests/web/exercise_test.mjs WEB_BUILD NATIVE_FIXTURES SCREENSHOTS [CHROMIUM]');
+  console.error('usage: node tests/web/exercise_test.mjs WEB_DIST NATIVE_FIXTURES SCREENSHOTS [CHROMIUM]');
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
@@ -36,10 +39,16 @@ const nativeVerdict = (name) => {
 };
 const fixture = (name) => readFileSync(`tests/exercises/rope_rotation/${name}.cpp`, 'utf8');
 
-const { server, url, served } = await serve(web);
+const { url, served, stop } = await plainServe(web);
+let stopped = false;
 const browser = await launchBrowser(browserPath);
+// The bytes served since `before` (a copy of served), for the paths `which` takes.
+const servedSince = (before, which = () => true) =>
+  [...served.entries()].filter(([path]) => which(path)).reduce((total, [path, bytes]) => total + bytes - (before.get(path) || 0), 0);
 try {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
+  // One browser profile for both visits: what the first kept, the second finds.
+  const context = await browser.newContext({ viewport: { width: 1100, height: 900 } });
+  const page = await context.newPage();
   const errors = [];
   page.on('pageerror', (error) => errors.push(`page error: ${error.message}`));
   page.on('console', (message) => message.type() === 'error' && errors.push(`console: ${message.text()}`));
@@ -51,8 +60,9 @@ try {
   await until(() => document.getElementById('status').textContent === 'ready', null, 60);
   const compilerPaths = () => [...served.keys()].filter((path) => path.startsWith('/compiler/') || path.startsWith('/exercise/'));
   check(compilerPaths().length === 0, 'before the exercise is opened nothing of the compiler is fetched', compilerPaths().join(' '));
-  const firstLoad = [...served.keys()].reduce((total, path) => total + statSync(join(web, path === '/' ? 'index.html' : path)).size, 0);
+  const firstLoad = servedSince(new Map());
   check(firstLoad <= 2000000, 'and the page has loaded at most 2 MB', `${firstLoad} bytes`);
+  const beforeOpening = new Map(served);
   check(!(await page.locator('#lesson-select option[value^="06_"]').count()), 'lesson 06 is not in the lessons\' list before the exercise is solved');
 
   await page.evaluate(() => localStorage.removeItem('whereami-exercise-code'));
@@ -62,22 +72,37 @@ try {
                     !document.getElementById('exercise-check').disabled, null, 120);
   check(true, 'opening the exercise fetches the compiler, with progress');
   await until(() => !document.getElementById('exercise-check').disabled, null, 300);
-  const fetched = compilerPaths().reduce((total, path) => total + statSync(join(web, path)).size, 0);
-  console.log(`  the compiler was ready ${((Date.now() - opened) / 1000).toFixed(1)} s after opening: ${await text('#exercise-progress')} ` +
-              `(${fetched} bytes fetched for it, exercise/ included)`);
+  const fetched = servedSince(beforeOpening);
+  console.log(`  the compiler was ready ${((Date.now() - opened) / 1000).toFixed(1)} s after opening: ${await text('#exercise-progress')}`);
+  console.log(`  first visit: ${fetched} bytes fetched for section 7 (the compiler, exercise/, the editor, the workers)`);
+  check(fetched <= 30e6, 'the first visit fetches at most 30 MB for section 7', `${fetched} bytes`);
+  check(compilerPaths().some((path) => path.endsWith('.wasm.gz')) && !compilerPaths().some((path) => path.endsWith('llvm.core.wasm')),
+    'the compiler is fetched compressed', compilerPaths().join(' '));
+  const editorShown = await page.evaluate(() => ({
+    numbers: document.querySelectorAll('#exercise .CodeMirror-linenumber').length,
+    keywords: document.querySelectorAll('#exercise .CodeMirror .cm-keyword').length,
+    hidden: getComputedStyle(document.getElementById('exercise-code')).display === 'none',
+  }));
+  check(editorShown.hidden && editorShown.numbers > 5 && editorShown.keywords > 0,
+    'the editor shows line numbers and C++ highlighting', JSON.stringify(editorShown));
   const shipped = readFileSync('lessons/exercises/rope_rotation.cpp', 'utf8');
   const editor = await page.inputValue('#exercise-code');
   check(shipped.includes(editor) && editor.includes('exercise::not_written_yet(x, angles);'),
     'the editor holds the marked place of lessons/exercises/rope_rotation.cpp as shipped');
 
   // Check with `code` in the editor; the verdict line and the seconds from Check to it.
-  const checkCode = async (code, seconds = 180) => {
-    await page.fill('#exercise-code', code);
+  const checkCode = async (code, seconds = 180, on = page) => {
+    // As the page's checks set it: the text area's value, then an input event.
+    await on.evaluate((text) => {
+      const area = document.getElementById('exercise-code');
+      area.value = text;
+      area.dispatchEvent(new Event('input'));
+    }, code);
     const t0 = Date.now();
-    await page.click('#exercise-check');
-    await until(() => !document.getElementById('exercise-check').disabled &&
-                      !/^(compiling|compiled)/.test(document.getElementById('exercise-verdict').textContent), null, seconds);
-    return { verdict: await text('#exercise-verdict'), seconds: (Date.now() - t0) / 1000, report: await text('#exercise-report') };
+    await on.click('#exercise-check');
+    await on.waitForFunction(() => !document.getElementById('exercise-check').disabled &&
+                      !/^(compiling|compiled)/.test(document.getElementById('exercise-verdict').textContent), null, { timeout: seconds * 1000 });
+    return { verdict: await on.textContent('#exercise-verdict'), seconds: (Date.now() - t0) / 1000, report: await on.textContent('#exercise-report') };
   };
 
   const scaffold = await checkCode(editor);
@@ -129,7 +154,22 @@ try {
   const broken = await checkCode(fixture('does_not_compile_missing_return'));
   check(broken.verdict.includes('does not compile') && /your code:[0-9]+:[0-9]+: error: /.test(broken.report),
     'code that does not compile shows the compiler\'s error at the editor\'s line', `${broken.verdict} | ${broken.report.slice(0, 300)}`);
+  const reported = /your code:([0-9]+):[0-9]+: error: /.exec(broken.report);
+  const marked = await page.evaluate(() => ({
+    lines: exerciseEditor.marks.filter(({ kind }) => kind === 'error').map(({ at }) => at + 1),
+    shown: document.querySelectorAll('#exercise .exercise-error-line').length,
+    notes: [...document.querySelectorAll('#exercise .exercise-error-note')].map((note) => note.textContent),
+  }));
+  check(reported && marked.lines.includes(Number(reported[1])) && marked.shown > 0 && marked.notes.some((note) => note.includes('error')),
+    'and the editor marks the error at that line, its message under it', `${reported && reported[1]} | ${JSON.stringify(marked)}`);
+  await page.locator('#exercise-code + .CodeMirror').scrollIntoViewIfNeeded();
   await page.locator('#exercise').screenshot({ path: `${shots}/10-exercise-compile-error.png` });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.locator('#exercise-code + .CodeMirror').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: `${shots}/11-exercise-compile-error-390px.png` });
+  const sideways = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  check(sideways <= 0, 'at 390 px the page does not scroll sideways with the editor open', `${sideways} px`);
+  await page.setViewportSize({ width: 1100, height: 900 });
 
   const endless = await checkCode(fixture('right').replace('Tensor apply_rope(const Tensor& x, const Tensor& angles) {',
     'Tensor apply_rope(const Tensor& x, const Tensor& angles) {\n    for (volatile long spin = 0;; spin = spin + 1) {}'), 240);
@@ -150,13 +190,40 @@ try {
     'a recursion without end is said', deep.verdict);
   const after = await checkCode(fixture('right'));
   check(after.verdict === 'rope_rotation: solved', 'and the next Check works', after.verdict);
-
   check(errors.length === 0, 'no error in the page or its console', errors.join('; '));
+
+  // The second visit, in the same browser profile: what the first kept is not fetched again.
+  const beforeSecond = new Map(served);
+  const second = await context.newPage();
+  await second.goto(url);
+  await second.waitForFunction(() => document.getElementById('status').textContent === 'ready', null, { timeout: 60000 });
+  const pageBytes = servedSince(beforeSecond);
+  const beforeSection = new Map(served);
+  await second.click('#exercise-open summary');
+  await second.waitForFunction(() => !document.getElementById('exercise-check').disabled, null, { timeout: 120000 });
+  const again = servedSince(beforeSection);
+  console.log(`  second visit: ${again} bytes fetched for section 7 (${pageBytes} for the page before it): ${await second.textContent('#exercise-progress')}`);
+  check(again <= 1e6, 'the second visit fetches at most 1 MB for section 7', `${again} bytes`);
+  check(/kept by your browser/.test(await second.textContent('#exercise-progress')),
+    'and takes the compiler from the browser\'s Cache Storage', await second.textContent('#exercise-progress'));
+  await second.close();
+
+  // The server stopped: the page, reloaded, and its exercise work from what the browser kept.
+  await stop();
+  stopped = true;
+  await page.reload();
+  await page.waitForFunction(() => document.getElementById('status').textContent === 'ready', null, { timeout: 60000 });
+  await page.click('#exercise-open summary');
+  await page.waitForFunction(() => !document.getElementById('exercise-check').disabled ||
+                                   /did not load/.test(document.getElementById('exercise-progress').textContent), null, { timeout: 120000 });
+  const offline = await checkCode(fixture('right'));
+  check(offline.verdict === 'rope_rotation: solved', 'with the server stopped, the page reloads and Check of the right answer is solved',
+    `${offline.verdict} | ${await text('#exercise-progress')}`);
 } catch (error) {
   check(false, 'the exercise test ran to its end', error.message.split('\n')[0]);
 } finally {
   await browser.close();
-  server.close();
+  if (!stopped) await stop();
 }
 console.log(`test-web: exercise ${failures() ? `${failures()} check(s) FAILED` : 'ok'}`);
 process.exit(failures() ? 1 : 0);

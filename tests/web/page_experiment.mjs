@@ -2,7 +2,7 @@
 // section's fields set, Run pressed, and its lines and verdict written out when it says "done".
 // With a native results/table.txt beside it, says how many of the lines are equal to the character
 // and, figure by figure, how many of the 70 (or 35 for one seed) figures differ and by how much.
-//   node tests/web/page_experiment.mjs WEB_BUILD OUT_FOLDER [STEPS] [SEEDS] [NATIVE_TABLE] [CHROMIUM]
+//   node tests/web/page_experiment.mjs WEB_DIST OUT_FOLDER [STEPS] [SEEDS] [NATIVE_TABLE] [CHROMIUM]
 // Writes OUT_FOLDER/table.txt (the page's lines), summary.md and experiment.png (the section).
 // Leaves out the short checks make test-web makes (tests/web/page_test.mjs).
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from 'node:fs';
@@ -11,7 +11,7 @@ import { serve } from '../../platform/web_serve.mjs';
 
 const [web, out, steps = '2000', seeds = '0,1', nativeTable = '', browserPath = '/usr/bin/chromium'] = process.argv.slice(2);
 if (!web || !out) {
-  console.error('usage: node tests/web/page_experiment.mjs WEB_BUILD OUT_FOLDER [STEPS] [SEEDS] [NATIVE_TABLE] [CHROMIUM]');
+  console.error('usage: node tests/web/page_experiment.mjs WEB_DIST OUT_FOLDER [STEPS] [SEEDS] [NATIVE_TABLE] [CHROMIUM]');
   process.exit(2);
 }
 mkdirSync(out, { recursive: true });

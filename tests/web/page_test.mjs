@@ -1,5 +1,6 @@
-// make test-web's browser part: the page (build/web/, web/) in headless Chromium, used as a learner
-// would, through its controls:
+// make test-web's browser part: the published page (make web-dist's build/web-dist/, served by a plain
+// static server: tests/web/plain_server.mjs) in headless Chromium, used as a learner would, through
+// its controls:
 //   - it loads with no error and says "ready";
 //   - it loads at most 2 MB before anything is run;
 //   - the widget: the sliders dragged with the mouse, then set with the arrow keys to the chapter's
@@ -23,17 +24,17 @@
 //   - no error in the page or its console, nothing loaded from outside the page's folder, and all
 //     it loaded (engine, lessons module, scripts, a lesson's source) at most 5 MB.
 // Screenshots of each stage go to SCREENSHOTS/. Exit code 1 if any check failed.
-//   node tests/web/page_test.mjs WEB_BUILD NATIVE_TRAIN_POSITION SCREENSHOTS [CHROMIUM]
+//   node tests/web/page_test.mjs WEB_DIST NATIVE_TRAIN_POSITION SCREENSHOTS [CHROMIUM]
 // Leaves out timing (make bench-web) and the node programs (tests/web_agreement.sh).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { checks, launchBrowser } from './browser.mjs';
-import { serve } from '../../platform/web_serve.mjs';
+import { plainServe } from './plain_server.mjs';
 
 const [web, nativeTrain, shots, browserPath = '/usr/bin/chromium'] = process.argv.slice(2);
 if (!web || !nativeTrain || !shots) {
-  console.error('usage: node tests/web/page_test.mjs WEB_BUILD NATIVE_TRAIN_POSITION SCREENSHOTS [CHROMIUM]');
+  console.error('usage: node tests/web/page_test.mjs WEB_DIST NATIVE_TRAIN_POSITION SCREENSHOTS [CHROMIUM]');
   process.exit(2);
 }
 mkdirSync(shots, { recursive: true });
@@ -41,7 +42,7 @@ const { check, failures } = checks();
 const accuracies = (line) => (line.match(/[0-9]\.[0-9]{3}/g) || []).map(Number);
 const words = (line) => line.replace(/[0-9]\.[0-9]{3}/g, '#');
 
-const { server, url, served } = await serve(web);
+const { url, served, stop } = await plainServe(web);
 const browser = await launchBrowser(browserPath);
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
@@ -261,7 +262,7 @@ try {
   check(false, 'the page test ran to its end', error.message.split('\n')[0]);
 } finally {
   await browser.close();
-  server.close();
+  await stop();
 }
 console.log(`test-web: page ${failures() ? `${failures()} check(s) FAILED` : 'ok'} (screenshots in ${shots}/)`);
 process.exit(failures() ? 1 : 0);
