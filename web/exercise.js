@@ -12,6 +12,7 @@ const exercise = {
   compiler: null,       // the compile worker, once the section is opened
   ready: null,          // resolves when the compiler has loaded
   running: null,        // the program's worker while it runs
+  busy: false,          // a Check or a training is under way: the other waits for it
   stop: null,           // ends the training run
   source: null,         // the learner's file as shipped (exercise/files.json)
   SECONDS: 20,          // the page's time limit on the program (make exercise's: 60 s)
@@ -93,8 +94,15 @@ function runProgram(wasm, args, shown, seconds) {
     let output = '';
     let verdict = null;
     let timer = null;
+    // Shown at most once a frame, however often output comes.
+    let drawing = false;
+    const draw = () => {
+      drawing = false;
+      shown.textContent = output;
+    };
     const finish = (ending) => {
       clearTimeout(timer);
+      draw();
       worker.terminate();
       exercise.running = null;
       exercise.stop = null;
@@ -106,7 +114,10 @@ function runProgram(wasm, args, shown, seconds) {
       const message = event.data;
       if (message.type === 'output') {
         output += message.text;
-        shown.textContent = output;
+        if (!drawing) {
+          drawing = true;
+          requestAnimationFrame(draw);
+        }
       } else if (message.type === 'verdict') verdict = message.line;
       else if (message.type === 'exit') finish({ code: message.code });
       else if (message.type === 'trap') finish({ trap: message.message });
@@ -153,7 +164,6 @@ function endingVerdict(run, name = 'rope_rotation') {
 }
 
 async function check() {
-  $('exercise-check').disabled = true;
   $('exercise-report').textContent = '';
   showVerdict('compiling your code…');
   setBusy('exercise', ': compiling');
@@ -183,8 +193,6 @@ async function check() {
   } catch (error) {
     showVerdict(`the check did not run: ${error.message}`, 'wrong');
   } finally {
-    $('exercise-check').disabled = false;
-    $('exercise-train').disabled = false;
     setBusy('exercise', null);
   }
 }
@@ -193,7 +201,6 @@ async function train() {
   const verdict = $('exercise-train-verdict');
   const shown = $('exercise-train-output');
   const args = [$('exercise-task').value, $('exercise-seed').value.trim(), $('exercise-steps').value.trim()];
-  $('exercise-train').disabled = $('exercise-check').disabled = true;
   shown.textContent = '';
   verdict.textContent = 'compiling your code…';
   setBusy('exercise', ': compiling');
@@ -214,7 +221,6 @@ async function train() {
   } catch (error) {
     verdict.textContent = `the training did not run: ${error.message}`;
   } finally {
-    $('exercise-train').disabled = $('exercise-check').disabled = false;
     $('exercise-train-stop').disabled = true;
     setBusy('exercise', null);
   }
@@ -223,10 +229,21 @@ async function train() {
 $('exercise-open').addEventListener('toggle', () => {
   if ($('exercise-open').open) openExercise();
 });
-$('exercise-check').addEventListener('click', () => exercise.ready.then(check));
+// One at a time: Check and Train share the compile worker and the program's worker, so each waits,
+// buttons disabled, until the other has ended (a click in between, or a form sent by Enter, is ignored).
+function exclusive(task) {
+  if (exercise.busy || !exercise.ready) return;
+  exercise.busy = true;
+  $('exercise-check').disabled = $('exercise-train').disabled = true;
+  exercise.ready.then(task).finally(() => {
+    exercise.busy = false;
+    $('exercise-check').disabled = $('exercise-train').disabled = false;
+  });
+}
+$('exercise-check').addEventListener('click', () => exclusive(check));
 $('exercise-train-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  exercise.ready.then(train);
+  exclusive(train);
 });
 $('exercise-train-stop').addEventListener('click', () => exercise.stop && exercise.stop());
 $('exercise-reset').addEventListener('click', () => {

@@ -4,7 +4,7 @@
 // verdict also written, with a token, to a descriptor of its own (WAI_VERDICT_FD,
 // lessons/exercises/exercise.hpp), the only place a verdict is taken from.
 // Message in: {wasm, token, args}: args after the program's name (the training's TASK SEED STEPS).
-// Messages out: "output" {text} (standard output and error as written,
+// Messages out: "output" {text} (standard output and error as written, in batches,
 // up to 1 MiB, then a line saying the rest was cut), "verdict" {line} (a line on the verdict's
 // descriptor that starts with the token, without it), "exit" {code} or "trap" {message}
 // (WebAssembly stopped the program: an access outside its memory, abort(), a stack overflow).
@@ -15,17 +15,29 @@ const OUTPUT_LIMIT = 1 << 20;
 let written = 0;
 let cut = false;
 const decoder = new TextDecoder();
+// Output is sent in batches (at most every 100 ms, or 64 KiB), not a message a write: a program that
+// writes a byte at a time would otherwise flood the page with millions of messages.
+let batch = '';
+let sent = performance.now();
+
+function flush() {
+  if (batch) postMessage({ type: 'output', text: batch });
+  batch = '';
+  sent = performance.now();
+}
 
 function output(bytes) {
   if (cut) return;
   if (written + bytes.length > OUTPUT_LIMIT) {
-    postMessage({ type: 'output', text: decoder.decode(bytes.subarray(0, OUTPUT_LIMIT - written)) });
-    postMessage({ type: 'output', text: `\nrope_rotation: your code printed more than ${OUTPUT_LIMIT} bytes; the rest is cut\n` });
+    batch += decoder.decode(bytes.subarray(0, OUTPUT_LIMIT - written));
+    batch += `\nrope_rotation: your code printed more than ${OUTPUT_LIMIT} bytes; the rest is cut\n`;
     cut = true;
+    flush();
     return;
   }
   written += bytes.length;
-  postMessage({ type: 'output', text: decoder.decode(bytes, { stream: true }) });
+  batch += decoder.decode(bytes, { stream: true });
+  if (batch.length >= 65536 || performance.now() - sent >= 100) flush();
 }
 
 onmessage = async (event) => {
@@ -43,8 +55,10 @@ onmessage = async (event) => {
   try {
     const { instance } = await WebAssembly.instantiate(wasm, { wasi_snapshot_preview1: wasi.wasiImport });
     const code = wasi.start(instance);
+    flush();
     postMessage({ type: 'exit', code });
   } catch (error) {
+    flush();
     if (error instanceof WASIProcExit) postMessage({ type: 'exit', code: error.code });
     else postMessage({ type: 'trap', message: `${error && error.name ? `${error.name}: ` : ''}${error && error.message || error}` });
   }

@@ -190,6 +190,40 @@ try {
     'a recursion without end is said', deep.verdict);
   const after = await checkCode(fixture('right'));
   check(after.verdict === 'rope_rotation: solved', 'and the next Check works', after.verdict);
+
+  // Output floods: a byte a write, 1.2 million times (past the 1 MiB cut), then the right answer (the output cut at 1 MiB,
+  // the verdict the checker's, the page answering meanwhile); and a print loop without end, stopped
+  // near the time limit, not long after it.
+  const atStart = 'Tensor apply_rope(const Tensor& x, const Tensor& angles) {';
+  const floodAt = Date.now();
+  const flood = await checkCode('#include <cstdio>\n' + fixture('right').replace(atStart,
+    `${atStart}\n    static bool once = false;\n    if (!once) { once = true; for (long i = 0; i < 1200000; ++i) std::fputc('x', stderr); }`));
+  check(flood.verdict === 'rope_rotation: solved' && /printed more than 1048576 bytes; the rest is cut/.test(flood.report),
+    '1.2 million one-byte writes: the output cut at 1 MiB, the verdict the checker\'s', `${flood.verdict} after ${flood.seconds.toFixed(1)} s`);
+  console.log(`  1.2 million one-byte writes: checked in ${((Date.now() - floodAt) / 1000).toFixed(1)} s`);
+  const printing = await checkCode('#include <cstdio>\n' + fixture('right').replace(atStart, `${atStart}\n    for (;;) std::fputc('x', stderr);`), 120);
+  check(/ran for more than [0-9]+ s, so it was stopped/.test(printing.verdict) && printing.seconds < 40,
+    'a print loop without end is stopped at the time limit, not long after', `${printing.verdict} after ${printing.seconds.toFixed(1)} s`);
+
+  // One at a time: a Train sent while Check runs is ignored, and Check's verdict is the checker's.
+  const trainedBefore = await text('#exercise-train-verdict');
+  await page.evaluate((code) => {
+    const area = document.getElementById('exercise-code');
+    area.value = code;
+    area.dispatchEvent(new Event('input'));
+  }, fixture('right'));
+  await page.click('#exercise-check');
+  const during = await page.evaluate(() => {
+    const disabled = document.getElementById('exercise-train').disabled;
+    document.getElementById('exercise-train-form').requestSubmit();
+    document.getElementById('exercise-check').click();
+    return disabled;
+  });
+  await until(() => !document.getElementById('exercise-check').disabled &&
+                    !/^(compiling|compiled)/.test(document.getElementById('exercise-verdict').textContent), null, 180);
+  const raced = await text('#exercise-verdict');
+  check(during && raced === 'rope_rotation: solved' && (await text('#exercise-train-verdict')) === trainedBefore,
+    'Train and a second Check sent during a Check are ignored; its verdict is the checker\'s', `${during} | ${raced}`);
   check(errors.length === 0, 'no error in the page or its console', errors.join('; '));
 
   // The second visit, in the same browser profile: what the first kept is not fetched again.
