@@ -18,17 +18,56 @@ const experiment = {
   startedAt: 0,
   finishedHere: 0,  // runs finished since Run was pressed
   progress: {},     // worker index -> {run, step, steps}
+  storageNote: '',  // what was wrong with the browser's storage, said once
 };
 const storageKey = 'whereami.experiment.v1';
 
 // What the browser keeps: {lines: {"lag rope 0 --steps 2000": "lag  rope ..."}, active: {steps, seeds} or null}.
+// Checked when read, since anything can be in the browser's storage (another version of the page, a
+// hand edit): a line is taken only under a key of the runs' form, as one line of train_position's
+// result format for the same task, scheme and seed; the settings only as the fields take them.
+// Whatever else is there is left out, and said once (experiment.storageNote).
+const keyForm = /^(lag|seen) ([a-z0-9:.-]{1,40}) ([0-9]{1,9}) --steps ([0-9]{1,6})$/;
+const lineForm = /^(lag|seen) +([a-z0-9:.-]{1,40}) +seed ([0-9]{1,9}): length [0-9]+ \/ [^\n]*[0-9]\.[0-9]{3}[^\n]*$/;
+
+function checkedLines(lines) {
+  const good = {};
+  let bad = 0;
+  if (lines === null || typeof lines !== 'object' || Array.isArray(lines)) return { good, bad: lines === undefined ? 0 : 1 };
+  for (const [key, line] of Object.entries(lines)) {
+    const k = keyForm.exec(key), l = typeof line === 'string' ? lineForm.exec(line) : null;
+    if (k && l && k[1] === l[1] && k[2] === l[2] && k[3] === l[3] && Number(k[4]) >= 1 && Number(k[4]) <= 100000) good[key] = line;
+    else ++bad;
+  }
+  return { good, bad };
+}
+
+function checkedActive(active) {
+  if (active === null || active === undefined) return null;
+  const { steps, seeds } = active;
+  const whole = (x, most) => Number.isInteger(x) && x >= 0 && x <= most;
+  if (!whole(steps, 100000) || steps < 1 || !Array.isArray(seeds) || seeds.length < 1 || seeds.length > 100 ||
+      !seeds.every((seed) => whole(seed, 999999999)) || new Set(seeds).size !== seeds.length) return undefined;
+  return { steps, seeds: [...seeds] };
+}
+
 function stored() {
+  let kept;
   try {
-    const kept = JSON.parse(localStorage.getItem(storageKey) || '{}');
-    return { lines: kept.lines || {}, active: kept.active || null };
+    kept = JSON.parse(localStorage.getItem(storageKey) || '{}');
   } catch {
+    kept = undefined;
+  }
+  if (kept === null || typeof kept !== 'object' || Array.isArray(kept)) {
+    experiment.storageNote = 'what this browser kept for the experiment could not be read, so it is not used';
     return { lines: {}, active: null };
   }
+  const { good, bad } = checkedLines(kept.lines);
+  const active = checkedActive(kept.active);
+  if (bad || active === undefined)
+    experiment.storageNote = `${bad ? `${bad} kept line${bad === 1 ? '' : 's'}` : ''}${bad && active === undefined ? ' and ' : ''}` +
+      `${active === undefined ? 'the kept settings' : ''} did not have the form the page keeps, so ${bad + (active === undefined) === 1 ? 'it is' : 'they are'} not used`;
+  return { lines: good, active: active || null };
 }
 function store(change) {
   const kept = { ...stored(), ...change };
@@ -36,7 +75,14 @@ function store(change) {
     localStorage.setItem(storageKey, JSON.stringify(kept));
   } catch {
     // A browser that keeps nothing (private mode, storage full): the experiment still runs.
+    experiment.storageNote = 'this browser\'s storage is full or off: finished runs are not kept past this page';
   }
+}
+// What was wrong with the browser's storage, said once, beside the section's settings.
+function sayStorage() {
+  if (!experiment.storageNote) return;
+  $('experiment-storage').textContent = `note: ${experiment.storageNote}`;
+  experiment.storageNote = '';
 }
 const runKey = (run, steps) => `${run.task} ${run.scheme} ${run.seed} --steps ${steps}`;
 
@@ -164,6 +210,7 @@ function runExperiment(settings) {
         showProgress(done, runs.length, '');
       } else if (message.type === 'result') {
         store({ lines: { ...stored().lines, [runKey(current.run, settings.steps)]: message.line } });
+        sayStorage();
         ++done;
         ++experiment.finishedHere;
         showLines(settings);
@@ -297,6 +344,8 @@ function setUpExperiment(engine) {
   experiment.engine = engine;
   experiment.plan = JSON.parse(engine.experiment_runs());
   const kept = stored();
+  if (experiment.storageNote) store({});  // what is kept from now on is only what was taken
+  sayStorage();
   // A run the page was in when it was closed or reloaded goes on from where it was.
   if (kept.active) {
     $('experiment-steps').value = String(kept.active.steps);

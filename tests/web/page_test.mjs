@@ -248,6 +248,27 @@ try {
   await page.screenshot({ path: `${shots}/5-phone.png` });
   await page.locator('#widget').screenshot({ path: `${shots}/7-widget-phone.png` });
 
+  // What the browser keeps for the experiment is checked when read: garbage, fields of the wrong type
+  // and a line kept under another run's key are left out and said once, and the section stays usable.
+  const keptKey = 'whereami.experiment.v1';
+  const otherRun = 'lag  none         seed 1: length 32 / 64 / 128: 0.100 / 0.100 / 0.100; at 128, positions past 32: 0.100';
+  for (const [what, value] of [['text that is not JSON', '{"lines": '],
+                               ['fields of the wrong type', JSON.stringify({ lines: 'many', active: { steps: 'x', seeds: 3 } })],
+                               ['a line under another run\'s key', JSON.stringify({ lines: { 'lag rope 0 --steps 20': otherRun }, active: null })]]) {
+    await page.evaluate(([key, text]) => localStorage.setItem(key, text), [keptKey, value]);
+    await page.reload();
+    await until(() => document.getElementById('status').textContent === 'ready', null, 60);
+    await page.fill('#experiment-steps', '20');
+    await page.fill('#experiment-seeds', '0');
+    const shown = { note: await text('#experiment-storage'), lines: await text('#experiment-lines'),
+                    run: !(await page.isDisabled('#experiment-run')), kept: await page.evaluate((key) => localStorage.getItem(key), keptKey) };
+    check(/not used/.test(shown.note) && !shown.lines.includes('lag  none') && shown.run && !String(shown.kept).includes('many') &&
+          !String(shown.kept).includes('lag  none'),
+      `kept ${what} is left out, said once, and removed; the experiment's section stays usable`, JSON.stringify(shown));
+  }
+  await page.click('#experiment-forget');
+  check(/forgotten/.test(await text('#experiment-progress')), 'and Forget works after it');
+
   check(errors.length === 0, 'no error in the page or its console', errors.join('; '));
   check(foreign.length === 0, 'everything the page loaded came from its own folder', foreign.join(' '));
   // What the server sent for each file, once (the workers load the engine again; a host's cache
