@@ -13,6 +13,7 @@ const exercise = {
   ready: null,          // resolves when the compiler has loaded
   running: null,        // the program's worker while it runs
   busy: false,          // a Check or a training is under way: the other waits for it
+  notKept: false,       // the last text checked could not be kept in the browser's storage
   stop: null,           // ends the training run
   source: null,         // the learner's file as shipped (exercise/files.json)
   SECONDS: 20,          // the page's time limit on the program (make exercise's: 60 s)
@@ -130,10 +131,12 @@ function runProgram(wasm, args, shown, seconds) {
 // The compile worker's build of the editor's code with `program` ("checker" or "trainer").
 async function buildProgram(program) {
   const code = editorText();
+  exercise.notKept = false;
   try {
     localStorage.setItem(exercise.KEPT, code);
   } catch {
-    // The browser's storage is full (or off): the check goes on, the text is not kept.
+    // The browser's storage is full (or off): the check goes on, the text is not kept, and that is said.
+    exercise.notKept = true;
   }
   exercise.compiler.postMessage({ type: 'build', code, program });
   return ask(exercise.compiler, 'compiled');
@@ -185,7 +188,8 @@ async function check() {
     const solved = line === 'rope_rotation: solved';
     showVerdict(line, solved ? 'solved' : line.startsWith('rope_rotation: not solved yet') ? '' : 'wrong');
     $('exercise-report').textContent = (run.output + (compiled.messages ? `\n(the compiler's warnings)\n${compiled.messages}` : '')).trimEnd();
-    $('exercise-progress').textContent = `checked in ${((performance.now() - t0) / 1000).toFixed(1)} s (compiling and linking ${compiled.seconds.toFixed(1)} s)`;
+    $('exercise-progress').textContent = `checked in ${((performance.now() - t0) / 1000).toFixed(1)} s (compiling and linking ${compiled.seconds.toFixed(1)} s)` +
+      (exercise.notKept ? '; your text is too large for this browser\'s storage: it was checked, not kept' : '');
     if (solved) {
       localStorage.setItem(exercise.SOLVED, '1');
       if (typeof showSolvedLessons === 'function') showSolvedLessons();

@@ -205,6 +205,12 @@ try {
   check(/ran for more than [0-9]+ s, so it was stopped/.test(printing.verdict) && printing.seconds < 40,
     'a print loop without end is stopped at the time limit, not long after', `${printing.verdict} after ${printing.seconds.toFixed(1)} s`);
 
+  // A source past the browser's storage quota (6 MB): checked all the same, and said not to be kept.
+  const huge = await checkCode(`${fixture('right')}\n${`// ${'x'.repeat(77)}\n`.repeat(75000)}`, 240);
+  const hugeProgress = await text('#exercise-progress');
+  check(huge.verdict === 'rope_rotation: solved' && /too large for this browser's storage: it was checked, not kept/.test(hugeProgress),
+    'a 6 MB source is checked, and said not to be kept', `${huge.verdict} | ${hugeProgress} after ${huge.seconds.toFixed(1)} s`);
+
   // One at a time: a Train sent while Check runs is ignored, and Check's verdict is the checker's.
   const trainedBefore = await text('#exercise-train-verdict');
   await page.evaluate((code) => {
