@@ -97,11 +97,11 @@ MAKE_VARIABLES := RESULTS SEEDS JOBS RUN_FLAGS MY_SCHEMES SLURM_FLAGS SCHEDULER 
                   FUZZ_SECONDS FUZZ_MAX_LEN BUILD BENCH_SIZES BENCH_THREADS WEB_PORT RELEASE
 
 # A variable given on the top make's command line must be one of these (or one of the compiler's and
-# set-up's below, or LESSON_PROGRAMS and WEB_BUILD, which the tests give): a typo such as SEDS="0 1"
+# set-up's below, or LESSON_PROGRAMS, LESSONS_BOARD_MAKE and WEB_BUILD, which the tests give): a typo such as SEDS="0 1"
 # would otherwise be ignored without a word (the run made with the default seeds), and a name the
 # Makefile uses inside (EXPERIMENT_SCHEMES, a list a recipe's shell reads) would reach the shell
 # unchecked. Sub-makes, given the Makefile's own names by the Makefile, are not checked again.
-MAKE_VARIABLES += LESSON_PROGRAMS WEB_BUILD
+MAKE_VARIABLES += LESSON_PROGRAMS LESSONS_BOARD_MAKE WEB_BUILD
 mv_unchecked_variables := CXX FUZZ_CXX OPTIMISE NATIVE_ARCH DEB_PACKAGES APT_FLAGS ORDERS FULL KEEP
 ifeq ($(MAKELEVEL),0)
   mv_unknown := $(filter-out $(MAKE_VARIABLES) $(mv_unchecked_variables),$(foreach v,$(.VARIABLES),$(if $(filter command line,$(origin $(v))),$(v))))
