@@ -214,7 +214,7 @@ TEST_CASE("make experiment MY_SCHEMES=mine: your scheme runs under its own name 
     CHECK(holds(twice.err, "'rope' is one of the chapter's schemes"));
 }
 
-TEST_CASE("make lessons-run runs the lessons in order but 06, which waits for its exercise and says how to run it", "[cli]") {
+TEST_CASE("make lessons-run runs the lessons in order, 06 once its exercise is solved; until then it says how to run it", "[cli]") {
     // Three stand-in lessons that only say they ran, in place of build/lessons/ (the real ones train for
     // minutes): make lessons-run walks LESSON_PROGRAMS as it walks the real ones.
     Folder folder("lessons_run");
@@ -238,6 +238,27 @@ TEST_CASE("make lessons-run runs the lessons in order but 06, which waits for it
     CHECK(waits < o.out.find("ran 07_pairing_trap"));
     CHECK(holds(o.out, "Solve that first (make exercise EXERCISE=rope_rotation says \"solved\"), then run: " +
                            folder.file("06_rope_exercise")));
+    CHECK(holds(o.out, "     Your exercise now: [not yet] rope_rotation: "));  // the scaffold as shipped
+    if (!this_sanitize().empty()) return;  // the fixtures below come from the plain build's self-test
+    // Solved (the board's check on a checker built with the right answer; `true` stands in for the make
+    // that would build it), lesson 06 runs in its place; a wrong answer leaves it waiting, and says so.
+    for (const auto& [fixture, runs] : {std::pair<std::string, bool>{"right", true}, {"wrong_backwards", false}}) {
+        INFO(fixture);
+        const fs::path built = folder.path / fixture / "rope_rotation";
+        fs::create_directories(built.parent_path());
+        fs::create_symlink(build_dir + "/exercises/fixtures/rope_rotation/" + fixture, built);
+        const Outcome after = make_in_source(folder, {"lessons-run", "LESSON_PROGRAMS=" + programs,
+                                                      "EXERCISE_BUILD=" + built.parent_path().string(), "LESSONS_BOARD_MAKE=true"},
+                                             fixture);
+        INFO("stdout: " << after.out << "\nstderr: " << after.err);
+        CHECK(after.status == 0);
+        CHECK(holds(after.out, "ran 06_rope_exercise") == runs);
+        CHECK(holds(after.out, "==== 06_rope_exercise   (the worked solution of lessons/exercises/rope_rotation.cpp, which you "
+                               "have solved)") == runs);
+        if (!runs) CHECK(holds(after.out, "     Your exercise now: [WRONG]   rope_rotation: "));
+        CHECK(after.out.find("ran 05_rope") < after.out.find("==== 06_rope_exercise"));
+        CHECK(after.out.find("==== 06_rope_exercise") < after.out.find("ran 07_pairing_trap"));
+    }
 }
 
 TEST_CASE("make -j web: every WebAssembly object waits for Emscripten's set-up (check-web-deps), which installs it first", "[cli]") {
